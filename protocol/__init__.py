@@ -1,0 +1,1 @@
+"""The sans-IO wire protocol (being written: issue 3)."""

@@ -1,0 +1,109 @@
+"""The rules engine of Rummy Hall: pure, deterministic, no I/O.
+
+Start with :func:`new_game`, feed it a :class:`Shuffle` when :meth:`Game.shuffle_cards`
+asks for one, then apply the seats' actions; :func:`seat_view` and :func:`event_for` say
+what each seat may see. Bot authors mostly need :func:`best_arrangement` and its kin,
+:func:`meld_rules_for` and the card notation.
+"""
+
+from .actions import (
+    ACTION_KINDS,
+    Action,
+    DeclareRummy,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    GoOut,
+    Knock,
+    LayOff,
+    Meld,
+    PassUpcard,
+    SeatAction,
+    Shuffle,
+)
+from .cards import Card, format_cards, make_deck, parse_cards, sort_key
+from .errors import (
+    BadShuffle,
+    CannotGoOut,
+    CardError,
+    CardNotHeld,
+    IllegalAction,
+    IllegalDiscard,
+    IllegalDraw,
+    InvalidMeld,
+    NotYourTurn,
+    OptionError,
+    RulesError,
+    WrongPhase,
+)
+from .events import (
+    Discarded,
+    Drew,
+    Eliminated,
+    Event,
+    GameOver,
+    HandDealt,
+    HandScored,
+    Knocked,
+    LaidOff,
+    Melded,
+    Passed,
+    Reveal,
+    Showdown,
+    StockRebuilt,
+    WentOut,
+)
+from .game import PHASE_ACTIONS, Game, Phase, TableMeld
+from .melds import MeldRules, can_lay_off, meld_kind, order_meld
+from .options import (
+    GameOptions,
+    OptionSpec,
+    option_specs,
+    options_to_dict,
+    parse_options,
+)
+from .solver import (
+    Arrangement,
+    LayoffResult,
+    best_arrangement,
+    best_discard,
+    best_layoffs,
+    deadwood_points,
+    discard_deadwoods,
+    knocker_arrangement,
+)
+from .variants import GAMES, BasicRummy, ChicagoRummy, GinRummy, ThreeThirteen, new_game
+from .views import SeatView, event_for, seat_view, visible_cards
+
+
+def meld_rules_for(game: str, options: GameOptions | dict[str, object] | None = None,
+                   *, round: int = 1) -> MeldRules:
+    """The card rules of ``game`` under ``options`` (for Three Thirteen, of ``round``).
+
+    >>> meld_rules_for("chicago").wild_rank
+    2
+    >>> meld_rules_for("three_thirteen", round=11).wild_rank
+    13
+    """
+    players = 3 if game == "three_thirteen" else 2
+    state = new_game(game, options, players=players)
+    if isinstance(state, ThreeThirteen):
+        state.round = round
+    return state.hand_meld_rules()
+
+
+__all__ = [
+    "ACTION_KINDS", "GAMES", "PHASE_ACTIONS", "Action", "Arrangement", "BadShuffle",
+    "BasicRummy", "CannotGoOut", "Card", "CardError", "CardNotHeld", "ChicagoRummy",
+    "DeclareRummy", "Discard", "Discarded", "DrawDiscard", "DrawStock", "Drew", "Eliminated",
+    "Event", "Game", "GameOptions", "GameOver", "GinRummy", "GoOut", "HandDealt", "HandScored",
+    "IllegalAction", "IllegalDiscard", "IllegalDraw", "InvalidMeld", "Knock", "Knocked",
+    "LaidOff", "LayOff", "LayoffResult", "Meld", "MeldRules", "Melded", "NotYourTurn",
+    "OptionError", "OptionSpec", "PassUpcard", "Passed", "Phase", "Reveal", "RulesError",
+    "SeatAction", "SeatView", "Showdown", "Shuffle", "StockRebuilt", "TableMeld",
+    "ThreeThirteen", "WentOut", "WrongPhase", "best_arrangement", "best_discard",
+    "best_layoffs", "can_lay_off", "deadwood_points", "discard_deadwoods", "event_for",
+    "format_cards", "knocker_arrangement", "make_deck", "meld_kind", "meld_rules_for",
+    "new_game", "option_specs", "options_to_dict", "order_meld", "parse_cards", "parse_options",
+    "seat_view", "sort_key", "visible_cards",
+]

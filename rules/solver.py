@@ -1,0 +1,1067 @@
+"""The meld solver: best arrangements, deadwood, discards and Gin layoffs.
+
+Theory of operation
+-------------------
+Every question here reduces to one number: the least deadwood a card list can keep
+(RULES.md 1.4), that is its total points minus the most points it can put into
+disjoint valid melds. Two exact searches answer it.
+
+*Fast path* (no wild card in the hand, no two identical faces: Gin, Basic Rummy,
+and most Chicago hands). The hand becomes a 64-bit mask with bit ``suit*16 + rank``
+(a card's face). With one deck a rank holds at most one set, and once the sets are
+chosen the four suits are independent run problems. A suit's best run value depends
+only on its 14-bit pattern: it is the value of the cards lying in some window of three
+present positions (a maximal stretch of three or more is one valid run; the ace-high
+mode tries the ace at 1 and at 14). Those values sit in lazily filled tables of at
+most 2**14 entries per rules, so a hand with no rank in three suits costs four
+lookups. Otherwise the solver tries the set choices of each such rank, keeping only
+those not beaten by another: a set takes every card of its rank that no run could use
+("uncontested"), and "no set" is tried only if the uncontested cards cannot make one.
+That leaves one to a few choices per rank, each scored with four lookups.
+Discards reuse the choices: removing a card changes one suit pattern (one lookup per
+choice); a card of a set rank costs, if its rank is uncontested, only the set's
+shrinking, otherwise one fresh solve of the hand without it.
+
+*General path* (wild cards, or identical cards from several decks). The naturals
+become a multiset (5-bit count per face) and the wild cards two counts: wild-rank
+cards and jokers, which differ only in points and, when ``all_wild_melds`` is off, in
+whether they may sit in an all-wild meld. The search takes the lowest natural and
+either leaves it as deadwood or builds the meld in which it is the lowest natural:
+a set of its rank (1 to 5 naturals: larger sets split) or a run of its suit (any
+subset of that suit's present ranks), each with the fewest wild cards it needs. A
+meld also records its *capacity*: how many more wild cards it could take (no limit
+for a set without maximum, ``13 - length`` for a run, the larger for a one-natural
+meld, which is both). When no natural is left, a leaf decides the wild cards:
+those the melds need, those absorbed by spare capacity, those forming all-wild melds
+(three or more; only wild-rank cards, in sets up to the maximum, when
+``all_wild_melds`` is off) and the cheapest rest left as deadwood at their own points.
+States ``(naturals, wilds left, capacity capped at wilds left, wild counts)`` are
+memoised. Naturals that cannot belong to any meld (possible to tell only with fewer
+than two wild cards) are removed first as pure deadwood.
+
+Caches. Equal :class:`MeldRules` share one context (at most ``_MAX_CONTEXTS`` = 16;
+all are dropped when a 17th arrives) holding the fast path's tables (at most 2**14
+entries each, about 1.5 MB when full) and the general path's memo and candidate
+tables. The latter, all rules together, are cleared once they exceed ``_MEMO_LIMIT``
+= 200,000 entries (about 30 MB; checked every 16 searches, so the overshoot is a few
+searches' states). Worst case, about 60 MB in all. Results never depend on the
+caches; :func:`clear_caches` drops them. Hands are limited to ``_MAX_HAND`` = 20
+cards (the games hold 14 at most): the set choices grow exponentially with the ranks
+that can form a set.
+
+Ties are broken deterministically by the search order; the arrangement shown merges
+melds of one kind that still form a valid meld together (two touching runs of a suit,
+two sets of a rank from several decks).
+
+Layoffs (Gin showdown, RULES.md 3.4) are searched exhaustively: for each knocker meld
+the family of card subsets the defender can lay off on it in some legal order, then
+every disjoint combination, each scored by the fast deadwood of the cards left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations, product
+from typing import Final, TypeVar
+
+from .cards import JOKER_RANK, MAX_COPIES, Card, format_cards, sort_key
+from .errors import CardError, IllegalDiscard, InvalidMeld
+from .melds import MAX_RUN, MeldRules, meld_kind, order_meld, run_span
+
+__all__ = [
+    "Arrangement",
+    "LayoffResult",
+    "best_arrangement",
+    "best_discard",
+    "best_layoffs",
+    "clear_caches",
+    "deadwood_points",
+    "discard_deadwoods",
+    "knocker_arrangement",
+]
+
+_V = TypeVar("_V")
+
+_MAX_CONTEXTS: Final = 16
+_MEMO_LIMIT: Final = 200_000
+_TRIM_EVERY: Final = 16
+_ARRANGEMENT_LIMIT: Final = 1_000  # optimal knocker arrangements compared, at most
+
+_SUIT: Final = 0x3FFE  # positions 1..13 of one suit's 16-bit field
+_SPREAD: Final = 0x0001_0001_0001_0001  # one bit per suit, same rank
+_FIELD: Final = 5  # bits per face count in the general path's multiset
+_COUNT: Final = (1 << _FIELD) - 1
+_NO_LIMIT: Final = 31  # "unbounded" capacity; capacities are capped by the wild cards left
+_MAX_HAND: Final = 20  # cards per call; the games hold 14 at most (5-bit counts fit too)
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """A best arrangement: disjoint valid melds, the deadwood left, and its points."""
+
+    melds: tuple[tuple[Card, ...], ...]
+    deadwood: tuple[Card, ...]
+    points: int
+
+    def __str__(self) -> str:
+        parts = [format_cards(meld) for meld in self.melds]
+        dead = format_cards(self.deadwood) or "-"
+        return f"{' | '.join(parts) or '-'} / deadwood {dead} ({self.points})"
+
+
+@dataclass(frozen=True, slots=True)
+class LayoffResult:
+    """The defender's side of a Gin showdown: own melds, layoffs, deadwood left."""
+
+    own_melds: tuple[tuple[Card, ...], ...]
+    layoffs: tuple[tuple[Card, int], ...]
+    deadwood: tuple[Card, ...]
+    points: int
+
+    def __str__(self) -> str:
+        own = " | ".join(format_cards(meld) for meld in self.own_melds) or "-"
+        lays = " ".join(f"{card}>{index}" for card, index in self.layoffs) or "-"
+        dead = format_cards(self.deadwood) or "-"
+        return f"{own} / layoffs {lays} / deadwood {dead} ({self.points})"
+
+
+# --- per-suit pattern helpers (positions 1..13 at bits 1..13, ace high at bit 14) ----
+
+
+def _low_runs(p: int) -> int:
+    """Bits of ``p`` lying in some window of three consecutive set bits."""
+    r = p & p >> 1 & p >> 2
+    return r | r << 1 | r << 2
+
+
+def _corner_runs(p: int) -> int:
+    """Like :func:`_low_runs`, with positions 13 and 1 adjacent (round the corner)."""
+    d = p | p << 13
+    r = d & d >> 1 & d >> 2
+    x = r | r << 1 | r << 2
+    return (x | x >> 13) & _SUIT
+
+
+def _high(p: int) -> int:
+    """The pattern with its ace moved from position 1 to position 14."""
+    return (p & ~2) | (p & 2) << 13
+
+
+def _bits(x: int) -> Iterator[int]:
+    """Positions of the set bits of ``x``, lowest first."""
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
+class _Lazy(dict[int, _V]):
+    """A lazily filled table: a missing entry is computed by ``fill`` on first use."""
+
+    __slots__ = ("fill",)
+
+    def __init__(self, fill: Callable[[int], _V]) -> None:
+        super().__init__()
+        self.fill = fill
+
+    def __missing__(self, key: int) -> _V:
+        value = self[key] = self.fill(key)
+        return value
+
+
+_SetCands = list[tuple[int, tuple[int, ...], int, int]]  # (delta, faces, wilds, capacity)
+_Meld = tuple[tuple[int, ...], int, int]  # (natural faces, wilds needed, capacity)
+
+
+class _Context:
+    """Everything the solver derives from one :class:`MeldRules`, with its caches."""
+
+    def __init__(self, rules: MeldRules) -> None:
+        self.rules = rules
+        by_face = rules.points_by_face
+        self.face_points = by_face
+        self.rank_points = [by_face[r] for r in range(14)] + [by_face[1]]
+        bits: dict[int, int] = {}
+        points: dict[int, int] = {}
+        for copy in range(MAX_COPIES):
+            faces = [JOKER_RANK] + [s * 16 + r for s in range(4) for r in range(1, 14)]
+            for face in faces:
+                bits[copy * 64 + face] = 1 << face
+                points[copy * 64 + face] = by_face[face]
+        self.bit_of = bits.__getitem__
+        self.points_of = points.__getitem__
+        wild = rules.wild_rank
+        self.wild_bits = 1 | ((_SPREAD << wild) if wild else 0)
+        smax = rules.max_set_size
+        self.set_sizes = tuple(n for n in (3, 4) if smax == 0 or n <= smax)
+        self.rank_options = _Lazy(self._rank_options)
+        # Most cards of one rank that sets can hold, by how many are present.
+        self.set_take = [max((n for n in self.set_sizes if n <= k), default=0) for k in range(5)]
+        self.run_value = _Lazy(self._run_value)
+        self.run_mask = _Lazy(self._run_mask)
+        self.near_mask = _Lazy(self._near_mask)
+        # General path.
+        self.memo: dict[int, int] = {}
+        self.set_cache: dict[tuple[int, ...], _SetCands] = {}
+        self.run_cache: dict[tuple[int, int, int], _SetCands] = {}
+        self.leaf_cache: dict[tuple[int, int, int, int], tuple[int, int, int, int]] = {}
+        self.recursions: dict[tuple[int, int], Callable[[int, int, int, int], int]] = {}
+
+    # -- suit tables --------------------------------------------------------------
+
+    def _pattern_points(self, p: int) -> int:
+        rp = self.rank_points
+        return sum(rp[r] for r in _bits(p))
+
+    def _run_value(self, p: int) -> int:
+        mode = self.rules.ace_mode
+        if mode == "round_the_corner":
+            return self._pattern_points(_corner_runs(p))
+        value = self._pattern_points(_low_runs(p))
+        if mode == "high_or_low" and p & 2:
+            value = max(value, self._pattern_points(_low_runs(_high(p))))
+        return value
+
+    def _run_mask(self, p: int) -> int:
+        mode = self.rules.ace_mode
+        if mode == "round_the_corner":
+            return _corner_runs(p)
+        mask = _low_runs(p)
+        if mode == "high_or_low" and p & 2:
+            high = _low_runs(_high(p))
+            mask |= (high & ~(1 << 14)) | (high >> 13 & 2)
+        return mask
+
+    def _near_mask(self, p: int) -> int:
+        """Ranks of ``p`` that fit in a 3-position window with another rank of ``p``."""
+        ranks = list(_bits(p))
+        out = 0
+        for r, q in combinations(ranks, 2):
+            if run_span([r, q], self.rules) <= 3:
+                out |= 1 << r | 1 << q
+        return out
+
+    def run_segments(self, p: int) -> list[list[int]]:
+        """The runs (rank lists in reading order) of a suit pattern's best run value."""
+        mode = self.rules.ace_mode
+        if mode == "round_the_corner":
+            mask = _corner_runs(p)
+            if mask == _SUIT:
+                return [list(range(1, 14))]
+            # Start each arc just after an absent position.
+            starts = [r for r in _bits(mask) if not mask >> (r - 1 if r > 1 else 13) & 1]
+            segments = []
+            for start in starts:
+                seg, r = [], start
+                while mask >> r & 1:
+                    seg.append(r)
+                    r = r % 13 + 1
+                segments.append(seg)
+            return segments
+        mask = _low_runs(p)
+        if mode == "high_or_low" and p & 2:
+            high = _low_runs(_high(p))
+            if self._pattern_points(high) > self._pattern_points(mask):
+                mask = high
+        segments, seg = [], []
+        for r in range(1, 16):
+            if mask >> r & 1:
+                seg.append(1 if r == 14 else r)
+            elif seg:
+                segments.append(seg)
+                seg = []
+        return segments
+
+    # -- fast path ------------------------------------------------------------------
+
+    def _rank_options(self, key: int) -> list[tuple[int, int]]:
+        """The set choices worth trying for one rank: (suits used as a spread, count).
+
+        ``key`` holds the rank's present suits (spread, bits 0/16/32/48) and, shifted left
+        by one, those of its cards that could also sit in a run ("contested"). A set
+        should take every uncontested card it can: leaving one out only adds deadwood.
+        Choices that differ only in which uncontested cards they take are equivalent.
+        """
+        present = key & _SPREAD
+        contested = key >> 1 & _SPREAD
+        free = present & ~contested
+        n_free = free.bit_count()
+        sizes = self.set_sizes
+        out: list[tuple[int, int]] = []
+        if not any(size <= n_free for size in sizes):
+            out.append((0, 0))
+        seen = set()
+        parts = [1 << (16 * s) for s in range(4) if present >> (16 * s) & 1]
+        for size in sizes:
+            for sub in combinations(parts, size):
+                used = sum(sub)
+                if (used & free).bit_count() < min(size, n_free):
+                    continue  # swap a contested card for an uncontested one
+                if free & ~used and size + 1 in sizes:
+                    continue  # add the uncontested card left out
+                if (used & contested, size) not in seen:
+                    seen.add((used & contested, size))
+                    out.append((used, size))
+        return out
+
+    def runs_of(self, m: int) -> int:
+        """The cards of mask ``m`` that lie in some run of ``m``."""
+        rm = self.run_mask
+        return (rm[m & _SUIT] | rm[m >> 16 & _SUIT] << 16 | rm[m >> 32 & _SUIT] << 32
+                | rm[m >> 48] << 48)
+
+    def set_choices(self, m: int, three: int, runs: int) -> list[tuple[int, int]]:
+        """The set choices worth trying in mask ``m``: (cards used, their points).
+
+        ``three`` has bit ``r`` for each rank present in three suits or more, ``runs`` is
+        :meth:`runs_of` ``m``. Every choice left out is matched or beaten by one listed
+        (see :meth:`_rank_options`), also in ``m`` minus a card of a rank not in ``three``.
+        """
+        choices = [(0, 0)]
+        rp = self.rank_points
+        options = self.rank_options
+        for r in _bits(three):
+            present = m >> r & _SPREAD
+            subs = options[present | (runs >> r & present) << 1]
+            pr = rp[r]
+            if len(subs) == 1:
+                sub, size = subs[0]
+                sub <<= r
+                choices = [(used | sub, val + pr * size) for used, val in choices]
+            else:
+                choices = [(used | sub << r, val + pr * size)
+                           for used, val in choices for sub, size in subs]
+        return choices
+
+    def fast_best(self, m: int) -> tuple[int, int]:
+        """The most points mask ``m`` can meld, and the set cards of one way to do it."""
+        rv = self.run_value
+        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48 & _SUIT
+        three = (a & b & (c | d)) | (c & d & (a | b))
+        if not three or not self.set_sizes:
+            return rv[a] + rv[b] + rv[c] + rv[d], 0
+        best, best_used = -1, 0
+        for used, val in self.set_choices(m, three, self.runs_of(m)):
+            y = m ^ used
+            val += rv[y & _SUIT] + rv[y >> 16 & _SUIT] + rv[y >> 32 & _SUIT] + rv[y >> 48]
+            if val > best:
+                best, best_used = val, used
+        return best, best_used
+
+    def fast_saved(self, m: int) -> int:
+        """The most points mask ``m`` can meld (no wild card, distinct faces)."""
+        rv = self.run_value
+        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48 & _SUIT
+        three = (a & b & (c | d)) | (c & d & (a | b))
+        if not three or not self.set_sizes:
+            return rv[a] + rv[b] + rv[c] + rv[d]
+        return self.fast_best(m)[0]
+
+    def fast_discards(self, hand: Sequence[int], m: int, total: int) -> list[int]:
+        """Deadwood of ``hand`` without each of its cards, in hand order (fast path).
+
+        Removing a card changes one suit pattern, so each set choice of the whole hand
+        is re-scored with one table lookup. A card whose rank can form a set is handled
+        apart: if none of its rank's cards can sit in a run, its rank only loses the
+        points of the set's shrinking; otherwise the hand without it is solved anew.
+        """
+        rv = self.run_value
+        bit_of, points_of = self.bit_of, self.points_of
+        ys = (m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48)
+        a, b, c, d = ys
+        three = (a & b & (c | d)) | (c & d & (a | b)) if self.set_sizes else 0
+        if not three:
+            base = rv[a] + rv[b] + rv[c] + rv[d]
+            out = []
+            for card in hand:
+                suit = card >> 4 & 3
+                p = ys[suit]
+                out.append(total - points_of(card) - base + rv[p]
+                           - rv[p ^ bit_of(card) >> 16 * suit])
+            return out
+        runs = self.runs_of(m)
+        # Per set choice: the suit patterns left for runs and the choice's total value.
+        rows = []
+        saved_all = -1
+        for used, val in self.set_choices(m, three, runs):
+            y = m ^ used
+            ys = (y & _SUIT, y >> 16 & _SUIT, y >> 32 & _SUIT, y >> 48)
+            val += rv[ys[0]] + rv[ys[1]] + rv[ys[2]] + rv[ys[3]]
+            rows.append((ys, val))
+            saved_all = max(saved_all, val)
+        set_cards = three * _SPREAD & m
+        contested = runs & set_cards
+        contested = (contested | contested >> 16 | contested >> 32 | contested >> 48) & _SUIT
+        take = self.set_take
+        rp = self.rank_points
+        out = []
+        for card in hand:
+            bit = bit_of(card)
+            if bit & set_cards:
+                rank = card & 15
+                if contested >> rank & 1:
+                    saved = self.fast_saved(m ^ bit)
+                else:
+                    count = (m >> rank & _SPREAD).bit_count()
+                    saved = saved_all - rp[rank] * (take[count] - take[count - 1])
+            else:
+                suit = card >> 4 & 3
+                low = bit >> 16 * suit
+                saved = -1
+                for ys, val in rows:
+                    p = ys[suit]
+                    saved = max(saved, val - rv[p] + rv[p ^ low])
+            out.append(total - points_of(card) - saved)
+        return out
+
+    # -- general path ---------------------------------------------------------------
+
+    def classify(self, hand: Sequence[int]) -> tuple[int, int, list[int], list[int], list[int]]:
+        """Split a hand for the general path.
+
+        Returns the natural multiset (5-bit count per face), the presence mask of its
+        faces, the wild-rank cards, the jokers, and the naturals that no meld can hold.
+        """
+        if len(set(hand)) != len(hand):
+            raise CardError(f"a card appears twice in {format_cards(hand)}")
+        wild_rank = self.rules.wild_rank
+        counts = [0] * 64
+        wilds: list[int] = []
+        jokers: list[int] = []
+        naturals: list[int] = []
+        for card in hand:
+            face = card & 63
+            if face == JOKER_RANK:
+                jokers.append(card)
+            elif face & 15 == wild_rank:
+                wilds.append(card)
+            else:
+                counts[face] += 1
+                naturals.append(card)
+        nwild = len(wilds) + len(jokers)
+        dead: list[int] = []
+        if nwild <= 1:
+            pm = 0
+            for card in naturals:
+                pm |= 1 << (card & 63)
+            keep = 0
+            if self.set_sizes:
+                need = 3 - nwild
+                for r in range(1, 14):
+                    if sum(counts[s * 16 + r] for s in range(4)) >= need:
+                        keep |= (pm >> r & _SPREAD) << r
+            table = self.run_mask if nwild == 0 else self.near_mask
+            for s in range(4):
+                p = pm >> (16 * s) & _SUIT
+                if p:
+                    keep |= table[p] << (16 * s)
+                    if nwild:
+                        keep |= self.run_mask[p] << (16 * s)
+            dead = [card for card in naturals if not keep >> (card & 63) & 1]
+            for card in dead:
+                counts[card & 63] -= 1
+        n = pm = 0
+        for face, count in enumerate(counts):
+            if count:
+                n |= count << (_FIELD * face)
+                pm |= 1 << face
+        return n, pm, wilds, jokers, dead
+
+    def cache_size(self) -> int:
+        """Entries held by the general path's caches."""
+        return len(self.memo) + len(self.set_cache) + len(self.run_cache) + len(self.leaf_cache)
+
+    def clear_general(self) -> None:
+        """Drop the general path's caches (its closures keep working: they share the memo)."""
+        for cache in (self.memo, self.set_cache, self.run_cache, self.leaf_cache):
+            cache.clear()
+
+    def set_candidates(self, n: int, rank: int, suit: int, w: int) -> _SetCands:
+        """Sets whose lowest natural is the face (``suit``, ``rank``), using <= w wilds."""
+        counts = tuple(n >> (_FIELD * (t * 16 + rank)) & _COUNT for t in range(suit, 4))
+        key = (rank, suit, w, *counts)
+        found = self.set_cache.get(key)
+        if found is not None:
+            return found
+        smax = self.rules.max_set_size
+        out: _SetCands = []
+        ranges = [range(1, counts[0] + 1)] + [range(c + 1) for c in counts[1:]]
+        for takes in product(*ranges):
+            size = sum(takes)
+            if size > 5 or (smax and size > smax):
+                continue  # sets of six or more naturals split into two sets
+            need = max(0, 3 - size)
+            if need > w or (smax and size + need > smax):
+                continue
+            capacity = smax - size - need if smax else _NO_LIMIT
+            if size == 1:
+                capacity = max(capacity, MAX_RUN - 3)  # one natural and wilds: also a run
+            delta = 0
+            faces = []
+            for t, take in enumerate(takes):
+                if take:
+                    face = (suit + t) * 16 + rank
+                    delta += take << (_FIELD * face)
+                    faces.append(face)
+            out.append((delta, tuple(faces), need, capacity))
+        self.set_cache[key] = out
+        return out
+
+    def run_candidates(self, pm: int, suit: int, w: int) -> _SetCands:
+        """Runs (two naturals or more) whose lowest natural is the suit's lowest present."""
+        p = pm >> (16 * suit) & _SUIT
+        key = (p, suit, w)
+        found = self.run_cache.get(key)
+        if found is not None:
+            return found
+        out: _SetCands = []
+        low = p & -p
+        first = low.bit_length() - 1
+        rest = p ^ low
+        sub = rest
+        while sub:
+            ranks = [first, *_bits(sub)]
+            length = max(3, run_span(ranks, self.rules))
+            need = length - len(ranks)
+            if length <= MAX_RUN and need <= w:
+                faces = tuple(suit * 16 + r for r in ranks)
+                delta = sum(1 << (_FIELD * f) for f in faces)
+                out.append((delta, faces, need, MAX_RUN - length))
+            sub = (sub - 1) & rest
+        out.sort(key=lambda cand: (len(cand[1]), cand[1]))
+        self.run_cache[key] = out
+        return out
+
+    def _groupable(self, g: int) -> bool:
+        """Can ``g`` leftover wild cards form all-wild melds (not counting jokers' rule)?"""
+        if g == 0:
+            return True
+        if g < 3:
+            return False
+        smax = self.rules.max_set_size
+        if self.rules.all_wild_melds or smax == 0:
+            return True
+        parts = -(-g // smax)
+        return 3 * parts <= g
+
+    def leaf(self, a: int, j: int, need: int, capacity: int) -> tuple[int, int, int, int]:
+        """Place the wild cards once the naturals are settled.
+
+        ``a`` wild-rank cards and ``j`` jokers; the melds need ``need`` of them and can
+        absorb ``capacity`` more. Returns (deadwood points, jokers left unmelded,
+        wild-rank cards left unmelded, wild cards in all-wild melds).
+        """
+        key = (a, j, need, capacity)
+        found = self.leaf_cache.get(key)
+        if found is not None:
+            return found
+        rules = self.rules
+        pj = self.face_points[JOKER_RANK]
+        pa = self.rank_points[rules.wild_rank] if rules.wild_rank else 0
+        best: tuple[int, int, int, int] | None = None
+        for x in range(j + 1):
+            for y in range(a + 1):
+                placed = j - x + a - y
+                if placed < need:
+                    continue
+                spare = placed - need
+                pool = placed if rules.all_wild_melds else a - y
+                for g in range(max(0, spare - capacity), min(spare, pool) + 1):
+                    if self._groupable(g):
+                        cand = (x * pj + y * pa, g, x, y)
+                        if best is None or cand < best:
+                            best = cand
+                        break
+        assert best is not None  # leaving every spare wild unmelded is always possible
+        cost, g, x, y = best
+        self.leaf_cache[key] = result = (cost, x, y, g)
+        return result
+
+    def recursion(self, a: int, j: int) -> Callable[[int, int, int, int], int]:
+        """The memoised search ``rec(naturals, presence, wilds left, capacity)``."""
+        found = self.recursions.get((a, j))
+        if found is not None:
+            return found
+        total_wilds = a + j
+        tag = a << _FIELD | j
+        memo = self.memo
+        fpts = self.face_points
+        leaf = self.leaf
+        set_cands = self.set_candidates
+        run_cands = self.run_candidates
+
+        def rec(n: int, pm: int, w: int, cap: int) -> int:
+            if not n:
+                return leaf(a, j, total_wilds - w, cap)[0]
+            key = (((n << _FIELD | w) << _FIELD | cap) << (2 * _FIELD)) | tag
+            value = memo.get(key)
+            if value is not None:
+                return value
+            low = n & -n
+            face = (low.bit_length() - 1) // _FIELD
+            shift = _FIELD * face
+            n1 = n - (1 << shift)
+            best = fpts[face] + rec(n1, pm if n1 >> shift & _COUNT else pm ^ 1 << face, w, cap)
+            suit = face >> 4
+            for cands in (set_cands(n, face & 15, suit, w), run_cands(pm, suit, w)):
+                for delta, faces, need, capacity in cands:
+                    n2 = n - delta
+                    pm2 = pm
+                    for f in faces:
+                        if not n2 >> (_FIELD * f) & _COUNT:
+                            pm2 ^= 1 << f
+                    w2 = w - need
+                    best = min(best, rec(n2, pm2, w2, min(cap + capacity, w2)))
+            memo[key] = best
+            return best
+
+        self.recursions[(a, j)] = rec
+        return rec
+
+    def general_deadwood(self, hand: Sequence[int]) -> int:
+        """Least deadwood of a hand with wild or identical cards."""
+        n, pm, wilds, jokers, dead = self.classify(hand)
+        _trim_caches()
+        rec = self.recursion(len(wilds), len(jokers))
+        points = self.rules.points
+        return sum(points(c) for c in dead) + rec(n, pm, len(wilds) + len(jokers), 0)
+
+    def general_arrangement(self, hand: Sequence[int]) -> tuple[list[list[Card]], list[Card]]:
+        """A best arrangement (melds, deadwood) of a hand with wild or identical cards."""
+        n, pm, wilds, jokers, dead = self.classify(hand)
+        _trim_caches()
+        a, j = len(wilds), len(jokers)
+        rec = self.recursion(a, j)
+        w, cap = a + j, 0
+        plan: list[_Meld] = []
+        dead_faces: list[int] = []
+        while n:
+            target = rec(n, pm, w, cap)
+            face = ((n & -n).bit_length() - 1) // _FIELD
+            suit = face >> 4
+            step: tuple[int, int, int, int, _Meld | None] | None = None
+            for cands in (self.set_candidates(n, face & 15, suit, w),
+                          self.run_candidates(pm, suit, w)):
+                for delta, faces, need, capacity in cands:
+                    n2 = n - delta
+                    pm2 = pm
+                    for f in faces:
+                        if not n2 >> (_FIELD * f) & _COUNT:
+                            pm2 ^= 1 << f
+                    w2 = w - need
+                    cap2 = min(cap + capacity, w2)
+                    if rec(n2, pm2, w2, cap2) == target:
+                        natural = tuple(f for f in faces
+                                        for _ in range(delta >> (_FIELD * f) & _COUNT))
+                        step = (n2, pm2, w2, cap2, (natural, need, capacity))
+                        break
+                if step is not None:
+                    break
+            if step is None:  # the lowest natural stays deadwood
+                shift = _FIELD * face
+                n2 = n - (1 << shift)
+                step = (n2, pm if n2 >> shift & _COUNT else pm ^ 1 << face, w, cap, None)
+                dead_faces.append(face)
+            n, pm, w, cap, meld = step
+            if meld is not None:
+                plan.append(meld)
+        return self._place(hand, plan, dead_faces=dead_faces, wilds=wilds, jokers=jokers,
+                           dead=dead, need=a + j - w, capacity=cap)
+
+    def _place(self, hand: Sequence[int], plan: list[_Meld], *, dead_faces: list[int],
+               wilds: list[int], jokers: list[int], dead: list[int], need: int,
+               capacity: int) -> tuple[list[list[Card]], list[Card]]:
+        """Turn a plan over faces and wild counts into physical cards."""
+        by_face: dict[int, list[Card]] = {}
+        for card in sorted(hand):
+            by_face.setdefault(card & 63, []).append(Card(card))
+        _, x, y, g = self.leaf(len(wilds), len(jokers), need, capacity)
+        wild_cards = [Card(c) for c in sorted(wilds)]
+        joker_cards = [Card(c) for c in sorted(jokers)]
+        deadwood = [Card(c) for c in dead]
+        deadwood += [by_face[f].pop(0) for f in dead_faces]
+        deadwood += joker_cards[len(joker_cards) - x:] + wild_cards[len(wild_cards) - y:]
+        joker_cards = joker_cards[:len(joker_cards) - x]
+        wild_cards = wild_cards[:len(wild_cards) - y]
+        groups: list[list[Card]] = []
+        if g:
+            group_pool = wild_cards + joker_cards
+            grouped, rest = group_pool[:g], group_pool[g:]
+            wild_cards = [c for c in rest if c in wild_cards]
+            joker_cards = [c for c in rest if c in joker_cards]
+            smax = self.rules.max_set_size
+            parts = 1 if smax == 0 or self.rules.all_wild_melds else -(-g // smax)
+            for i in range(parts):
+                groups.append(grouped[i * g // parts:(i + 1) * g // parts])
+        pool = joker_cards + wild_cards
+        melds: list[list[Card]] = []
+        for natural, wanted, _ in plan:
+            melds.append([by_face[f].pop(0) for f in natural] + pool[:wanted])
+            pool = pool[wanted:]
+        for meld, (_, _, room) in zip(melds, plan, strict=True):
+            take = min(room, len(pool))
+            meld += pool[:take]
+            pool = pool[take:]
+        assert not pool, "the leaf placed every wild card"
+        return melds + groups, deadwood
+
+
+class _Registry:
+    """The contexts by rules, and the last one used (most calls repeat the rules)."""
+
+    __slots__ = ("contexts", "last", "searches")
+
+    def __init__(self) -> None:
+        rules = MeldRules()
+        self.last = (rules, _Context(rules))
+        self.contexts: dict[MeldRules, _Context] = {rules: self.last[1]}
+        self.searches = 0
+
+
+def _trim_caches() -> None:
+    """Keep the general path's caches, all rules together, near ``_MEMO_LIMIT`` entries.
+
+    Summing the sizes costs a little, so it happens every ``_TRIM_EVERY`` searches.
+    """
+    _REGISTRY.searches += 1
+    if _REGISTRY.searches % _TRIM_EVERY:
+        return
+    contexts = [*_REGISTRY.contexts.values(), _REGISTRY.last[1]]
+    if sum(ctx.cache_size() for ctx in contexts) > _MEMO_LIMIT:
+        for ctx in contexts:
+            ctx.clear_general()
+
+
+def clear_caches() -> None:
+    """Drop every cache of the solver (results never depend on them; for benchmarks)."""
+    _REGISTRY.contexts.clear()
+    rules = MeldRules()
+    _REGISTRY.last = (rules, _Context(rules))
+    _REGISTRY.contexts[rules] = _REGISTRY.last[1]
+
+
+_REGISTRY: Final = _Registry()
+
+
+def _context(rules: MeldRules) -> _Context:
+    last = _REGISTRY.last
+    if last[0] is rules:
+        return last[1]
+    ctx = _REGISTRY.contexts.get(rules)
+    if ctx is None:
+        if len(_REGISTRY.contexts) >= _MAX_CONTEXTS:
+            _REGISTRY.contexts.clear()
+        ctx = _REGISTRY.contexts[rules] = _Context(rules)
+    _REGISTRY.last = (rules, ctx)
+    return ctx
+
+
+def _scan(ctx: _Context, hand: Sequence[int]) -> tuple[int, int]:
+    """The hand's face mask and total points; raises :class:`CardError` on a non-card.
+
+    Raises ``ValueError`` beyond ``_MAX_HAND`` cards: the set choices grow exponentially
+    with the ranks that can form a set (a whole deck would have 6**13 of them).
+    """
+    if len(hand) > _MAX_HAND:
+        raise ValueError(f"the meld solver takes at most {_MAX_HAND} cards, got {len(hand)}")
+    try:
+        return sum(map(ctx.bit_of, hand)), sum(map(ctx.points_of, hand))
+    except KeyError as exc:
+        raise CardError(f"not a card code: {exc.args[0]!r}") from None
+
+
+def _is_fast(ctx: _Context, hand: Sequence[int], m: int) -> bool:
+    return m.bit_count() == len(hand) and not m & ctx.wild_bits
+
+
+# --- arrangements ----------------------------------------------------------------------
+
+
+def deadwood_points(cards: Iterable[int], rules: MeldRules) -> int:
+    """The least deadwood count of ``cards`` (RULES.md 1.4), without building melds.
+
+    Raises :class:`CardError` for a number that is not a card or a repeated card.
+
+    >>> from rummyhall.rules.cards import parse_cards
+    >>> deadwood_points(parse_cards("4h 5h 6h 7h 7s 7d 8c 9c 10c 3s"), MeldRules())
+    3
+    """
+    ctx = _context(rules)
+    hand = cards if isinstance(cards, tuple | list) else tuple(cards)
+    m, total = _scan(ctx, hand)
+    if m.bit_count() == len(hand) and not m & ctx.wild_bits:
+        return total - ctx.fast_saved(m)
+    return ctx.general_deadwood(hand)
+
+
+def best_arrangement(cards: Iterable[int], rules: MeldRules) -> Arrangement:
+    """A minimum-deadwood arrangement of ``cards``; the same one for the same cards.
+
+    Each meld is in reading order (:func:`order_meld`), melds are listed by their first
+    card, the deadwood in display order. Raises :class:`CardError` on bad cards.
+    """
+    ctx = _context(rules)
+    hand = tuple(cards)
+    m, _ = _scan(ctx, hand)
+    if _is_fast(ctx, hand, m):
+        card_of = {c & 63: Card(c) for c in hand}
+        _, used = ctx.fast_best(m)
+        melds: list[list[Card]] = []
+        for r in _bits(_rank_bits(used)):
+            melds.append([card_of[f] for f in _bits(used & (_SPREAD << r))])
+        rest = m ^ used
+        for s in range(4):
+            for seg in ctx.run_segments(rest >> (16 * s) & _SUIT):
+                melds.append([card_of[s * 16 + r] for r in seg])
+        melded = {c for meld in melds for c in meld}
+        deadwood = [Card(c) for c in hand if c not in melded]
+    else:
+        melds, deadwood = ctx.general_arrangement(hand)
+        melds = _merge(melds, rules)
+    return _arrangement(melds, deadwood, rules)
+
+
+def _rank_bits(used: int) -> int:
+    """Ranks (as bits 1..13) having a card in ``used``."""
+    return (used | used >> 16 | used >> 32 | used >> 48) & _SUIT
+
+
+def _merge(melds: list[list[Card]], rules: MeldRules) -> list[list[Card]]:
+    """Join melds of one kind that remain a valid meld of that kind together."""
+    melds = [list(m) for m in melds]
+    merged = True
+    while merged:
+        merged = False
+        for i, j in combinations(range(len(melds)), 2):
+            kind = meld_kind(melds[i], rules)
+            if kind == meld_kind(melds[j], rules) and meld_kind(melds[i] + melds[j], rules) == kind:
+                melds[i] += melds.pop(j)
+                merged = True
+                break
+    return melds
+
+
+def _arrangement(melds: Iterable[Sequence[int]], deadwood: Iterable[int],
+                 rules: MeldRules) -> Arrangement:
+    ordered = sorted((order_meld(m, rules) for m in melds),
+                     key=lambda meld: [sort_key(c) for c in meld])
+    dead = tuple(sorted((Card(c) for c in deadwood), key=sort_key))
+    return Arrangement(tuple(ordered), dead, sum(rules.points(c) for c in dead))
+
+
+# --- discards ----------------------------------------------------------------------------
+
+
+def _discard_list(ctx: _Context, hand: tuple[int, ...]) -> list[int]:
+    m, total = _scan(ctx, hand)
+    if _is_fast(ctx, hand, m):
+        return ctx.fast_discards(hand, m, total)
+    if len(set(hand)) != len(hand):
+        raise CardError(f"a card appears twice in {format_cards(hand)}")
+    # Identical faces and the wild cards of one kind give the same answer: solve once.
+    by_key: dict[int, int] = {}
+    out = []
+    wild_rank = ctx.rules.wild_rank
+    for i, card in enumerate(hand):
+        face = card & 63
+        key = -1 if face & 15 == wild_rank else face
+        if key not in by_key:
+            by_key[key] = deadwood_points(hand[:i] + hand[i + 1:], ctx.rules)
+        out.append(by_key[key])
+    return out
+
+
+def discard_deadwoods(cards: Sequence[int], rules: MeldRules) -> dict[Card, int]:
+    """For each card, the least deadwood of the hand without it (the "after discarding" count).
+
+    Raises :class:`CardError` on bad or repeated cards.
+    """
+    hand = tuple(cards)
+    values = _discard_list(_context(rules), hand)
+    return {Card(c): v for c, v in zip(hand, values, strict=True)}
+
+
+def best_discard(cards: Sequence[int], rules: MeldRules,
+                 forbidden: int | None = None) -> tuple[Card, int]:
+    """The discard leaving the least deadwood, and that deadwood.
+
+    Among equal discards the dearest card goes (highest points), then the first in
+    display order. ``forbidden`` (the card just taken from the discard pile) is never
+    chosen. Raises :class:`IllegalDiscard` when no card can be discarded.
+    """
+    hand = tuple(cards)
+    ctx = _context(rules)
+    values = _discard_list(ctx, hand)
+    points_of = ctx.points_of
+    best: tuple[int, int] | None = None
+    choice = 0
+    for card, value in zip(hand, values, strict=True):
+        if card == forbidden:
+            continue
+        key = (value, -points_of(card))
+        if best is None or key < best or (key == best and sort_key(card) < sort_key(choice)):
+            best, choice = key, card
+    if best is None:
+        raise IllegalDiscard("no card can be discarded")
+    return Card(choice), best[0]
+
+
+# --- layoffs -------------------------------------------------------------------------------
+
+
+def _layoff_family(target: Sequence[Card], hand: Sequence[Card],
+                   rules: MeldRules) -> dict[int, tuple[int, int]]:
+    """Subsets of ``hand`` (index masks) that can be laid off on ``target`` in some order.
+
+    Maps each subset to (the subset before its last card, the index of that card).
+    """
+    kind = meld_kind(target, rules)
+    family: dict[int, tuple[int, int]] = {0: (0, -1)}
+    frontier = [0]
+    while frontier:
+        nxt = []
+        for mask in frontier:
+            current = list(target) + [hand[i] for i in _bits(mask)]
+            for i, card in enumerate(hand):
+                bigger = mask | 1 << i
+                if bigger == mask or bigger in family:
+                    continue
+                if meld_kind([*current, card], rules) == kind:
+                    family[bigger] = (mask, i)
+                    nxt.append(bigger)
+        frontier = nxt
+    return family
+
+
+def _check_hand(cards: Iterable[int]) -> tuple[Card, ...]:
+    """The cards as :class:`Card`; raises :class:`CardError` on a non-card or a repeat."""
+    hand = tuple(cards)
+    bit_of = _REGISTRY.last[1].bit_of  # every context knows every card code
+    for c in hand:
+        try:
+            bit_of(c)
+        except KeyError:
+            raise CardError(f"not a card code: {c!r}") from None
+    if len(set(hand)) != len(hand):
+        raise CardError(f"a card appears twice in {format_cards(hand)}")
+    return tuple(Card(c) for c in hand)
+
+
+def best_layoffs(cards: Iterable[int], target_melds: Sequence[Sequence[int]],
+                 rules: MeldRules) -> LayoffResult:
+    """The defender's least final deadwood after own melds and layoffs (RULES.md 3.4).
+
+    Layoffs go on the knocker's ``target_melds`` (numbered from 0), chained, each step
+    keeping the meld valid and of its kind. Among equal results the one with fewest
+    layoffs is chosen, then a fixed order. Raises :class:`InvalidMeld` if a target is
+    not a valid meld, :class:`CardError` on bad, repeated or shared cards.
+    """
+    hand = _check_hand(cards)
+    targets = [_check_hand(t) for t in target_melds]
+    for t in targets:
+        if meld_kind(t, rules) is None:
+            raise InvalidMeld(f"not a valid meld: {format_cards(t)}")
+    table = {c for t in targets for c in t}
+    if len(table) != sum(len(t) for t in targets) or table & set(hand):
+        raise CardError("the defender's cards and the knocker's melds must be distinct cards")
+    families = [_layoff_family(t, hand, rules) for t in targets]
+    unions: dict[int, tuple[int, ...]] = {0: ()}
+    for family in families:
+        grown: dict[int, tuple[int, ...]] = {}
+        for union, parts in unions.items():
+            for subset in family:
+                if not union & subset and union | subset not in grown:
+                    grown[union | subset] = (*parts, subset)
+        unions = grown
+    best: tuple[int, int, int] | None = None
+    for union in unions:
+        rest = [c for i, c in enumerate(hand) if not union >> i & 1]
+        key = (deadwood_points(rest, rules), union.bit_count(), union)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    union = best[2]
+    layoffs: list[tuple[Card, int]] = []
+    for index, (family, subset) in enumerate(zip(families, unions[union], strict=True)):
+        chain = []
+        while subset:
+            subset, i = family[subset]
+            chain.append(hand[i])
+        layoffs += [(card, index) for card in reversed(chain)]
+    own = best_arrangement([c for i, c in enumerate(hand) if not union >> i & 1], rules)
+    return LayoffResult(own.melds, tuple(layoffs), own.deadwood, own.points)
+
+
+def _optimal_arrangements(hand: tuple[Card, ...], rules: MeldRules,
+                          points: int) -> Iterator[Arrangement]:
+    """Every arrangement of ``hand`` whose deadwood is ``points`` (the least), in a fixed order."""
+    size = len(hand)
+    candidates: set[int] = set()
+    wild = [i for i, c in enumerate(hand) if rules.is_wild(c)]
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, c in enumerate(hand):
+        if not rules.is_wild(c):
+            groups.setdefault(("rank", c.rank), []).append(i)
+            groups.setdefault(("suit", c.suit), []).append(i)
+    pools = [members + wild for members in groups.values()] + [wild]
+    for pool in pools:
+        for k in range(3, len(pool) + 1):
+            for combo in combinations(pool, k):
+                mask = sum(1 << i for i in combo)
+                if mask not in candidates and meld_kind([hand[i] for i in combo], rules):
+                    candidates.add(mask)
+    by_low: dict[int, list[int]] = {}
+    for mask in sorted(candidates):
+        by_low.setdefault((mask & -mask).bit_length() - 1, []).append(mask)
+    least: dict[int, int] = {}
+
+    def rest_deadwood(mask: int) -> int:
+        if mask not in least:
+            least[mask] = deadwood_points([hand[i] for i in _bits(mask)], rules)
+        return least[mask]
+
+    def walk(mask: int, spent: int, chosen: list[int]) -> Iterator[list[int]]:
+        if not mask:
+            yield chosen
+            return
+        low = (mask & -mask).bit_length() - 1
+        for meld in by_low.get(low, []):
+            if meld & mask == meld and spent + rest_deadwood(mask ^ meld) == points:
+                yield from walk(mask ^ meld, spent, [*chosen, meld])
+        cost = rules.points(hand[low])
+        if spent + cost + rest_deadwood(mask ^ 1 << low) == points:
+            yield from walk(mask ^ 1 << low, spent + cost, chosen)
+
+    for chosen in walk((1 << size) - 1, 0, []):
+        melded = sum(chosen)
+        yield _arrangement([[hand[i] for i in _bits(m)] for m in chosen],
+                           [c for i, c in enumerate(hand) if not melded >> i & 1], rules)
+
+
+def knocker_arrangement(cards: Iterable[int], defender: Iterable[int], rules: MeldRules, *,
+                        allow_layoffs: bool) -> tuple[Arrangement, LayoffResult]:
+    """The knocker's arrangement at a Gin showdown (RULES.md 3.4 step 1), and the defender's.
+
+    Among the knocker's minimum-deadwood arrangements, the one after which the defender's
+    best result (:func:`best_layoffs`) keeps the most deadwood; among equals the one
+    :func:`best_arrangement` shows, then a fixed order. Without layoffs (gin) the
+    defender only melds his own cards. At most 1,000 optimal arrangements are compared.
+    """
+    hand = _check_hand(cards)
+    other = _check_hand(defender)
+    shown = best_arrangement(hand, rules)
+    if not allow_layoffs:
+        return shown, best_layoffs(other, (), rules)
+    best = (shown, best_layoffs(other, shown.melds, rules))
+    seen = {frozenset(shown.melds)}
+    for count, arrangement in enumerate(_optimal_arrangements(hand, rules, shown.points)):
+        if count >= _ARRANGEMENT_LIMIT:
+            break
+        if frozenset(arrangement.melds) in seen:
+            continue
+        seen.add(frozenset(arrangement.melds))
+        result = best_layoffs(other, arrangement.melds, rules)
+        if result.points > best[1].points:
+            best = (arrangement, result)
+    return best

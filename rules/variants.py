@@ -1,0 +1,773 @@
+"""The four games as short subclasses of :class:`~rummyhall.rules.game.Game`.
+
+Each sets its player range, deal, card rules and the hooks where its rules differ:
+Basic Rummy melds and lays off on the table, Gin knocks after Gin's upcard offer,
+Chicago knocks under a score-dependent limit with wild 2s, and Three Thirteen goes out
+and gives everyone one last turn. RULES.md sections 2 to 5 are the specification; the
+section numbers in comments point there.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+from .actions import (
+    DeclareRummy,
+    GoOut,
+    Knock,
+    LayOff,
+    Meld,
+    PassUpcard,
+    SeatAction,
+)
+from .cards import Card, make_deck, sort_key
+from .errors import CannotGoOut, InvalidMeld, OptionError
+from .events import (
+    Discarded,
+    Eliminated,
+    Event,
+    HandScored,
+    Knocked,
+    LaidOff,
+    Melded,
+    Passed,
+    Reveal,
+    Showdown,
+    WentOut,
+)
+from .game import Game, Phase, TableMeld
+from .melds import MeldRules, can_lay_off, meld_kind, order_meld
+from .options import (
+    OPTION_CLASSES,
+    BasicOptions,
+    ChicagoOptions,
+    GameOptions,
+    GinOptions,
+    ThirteenOptions,
+    parse_options,
+)
+from .solver import best_arrangement, deadwood_points, discard_deadwoods, knocker_arrangement
+
+
+def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(cards, key=sort_key))
+
+
+def _without(cards: Sequence[Card], card: Card) -> list[Card]:
+    rest = list(cards)
+    rest.remove(card)
+    return rest
+
+
+def _lowest(values: dict[int, int]) -> tuple[int, ...]:
+    best = min(values.values())
+    return tuple(s for s, v in values.items() if v == best)
+
+
+# ====================================================================== Basic Rummy
+
+
+class BasicRummy(Game):
+    """Basic Rummy (RULES 2): melds and layoffs on the table, go out to collect."""
+
+    name = "basic"
+    title = "Basic Rummy"
+    min_players, max_players = 2, 6
+    extra_actions = frozenset({"meld", "layoff"})
+    options: BasicOptions
+
+    def __init__(self, options: BasicOptions, players: int, first_dealer: int = 0) -> None:
+        self.options = options
+        super().__init__(options, players, first_dealer)
+        self.melded_before = [False] * players  # melded or laid off in an earlier turn
+        self.played_this_turn = False
+        self.melds_this_turn = 0
+
+    def hand_size(self) -> int:
+        return {2: 10, 3: 7, 4: 7}.get(self.players, 6)
+
+    def hand_meld_rules(self) -> MeldRules:
+        o = self.options
+        return MeldRules(ace_mode=o.ace_mode, max_set_size=4,
+                         ace_points=1 if o.ace_mode == "low" else o.ace_high_points)
+
+    def on_deal(self) -> None:
+        self.melded_before = [False] * self.players
+        self.played_this_turn = False
+        self.melds_this_turn = 0
+
+    def exhaustion_limit(self) -> int:
+        return self.options.stock_exhaustion_limit
+
+    def end_turn(self, seat: int) -> list[Event]:
+        if self.played_this_turn:
+            self.melded_before[seat] = True
+        self.played_this_turn = False
+        self.melds_this_turn = 0
+        return super().end_turn(seat)
+
+    # -- melding and laying off (RULES 2.2)
+
+    def _turn_can_end(self, seat: int, remaining: Sequence[Card], melds: list[tuple[Card, ...]],
+                      owns_meld: bool) -> bool:
+        """After a meld or layoff leaving ``remaining``, can the turn still end legally?"""
+        must_discard = self.options.must_discard_to_go_out
+        if not remaining:
+            return not must_discard
+        if self.taken is None or not self.options.forbid_discarding_taken_card:
+            return True
+        if any(c != self.taken for c in remaining):
+            return True
+        # Only the card taken from the discard pile is left: it must be laid off.
+        if must_discard or (self.options.layoff_requires_own_meld and not owns_meld):
+            return False
+        return any(can_lay_off(m, remaining, self.meld_rules) for m in melds)
+
+    def _table(self) -> list[tuple[Card, ...]]:
+        return [m.cards for m in self.melds]
+
+    def _owns_meld(self, seat: int) -> bool:
+        return any(m.owner == seat for m in self.melds)
+
+    def _verify_meld(self, action: Meld) -> None:
+        self._check_held(action.seat, action.cards)
+        if meld_kind(action.cards, self.meld_rules) is None:
+            raise InvalidMeld(f"{' '.join(map(str, action.cards))} is not a valid set or run")
+        if self.options.one_meld_per_turn and self.melds_this_turn:
+            raise InvalidMeld("only one new meld per turn at this table")
+        remaining = [c for c in self.hands[action.seat] if c not in action.cards]
+        if not self._turn_can_end(action.seat, remaining, [*self._table(), action.cards], True):
+            raise InvalidMeld(self._stuck_reason(remaining))
+
+    def _stuck_reason(self, remaining: Sequence[Card]) -> str:
+        if not remaining:
+            return "at this table the last card must be discarded"
+        return f"that would leave only {self.taken}, which you may not discard this turn"
+
+    def _apply_meld(self, action: Meld) -> list[Event]:
+        seat = action.seat
+        for card in action.cards:
+            self.hands[seat].remove(card)
+        cards = order_meld(action.cards, self.meld_rules)
+        self.melds.append(TableMeld(seat, cards))
+        self.melds_this_turn += 1
+        self.played_this_turn = True
+        events: list[Event] = [Melded(seat, len(self.melds) - 1, cards)]
+        return events + self._after_play(seat)
+
+    def _verify_layoff(self, action: LayOff) -> None:
+        if not 0 <= action.meld < len(self.melds):
+            raise InvalidMeld(f"there is no meld number {action.meld} on the table")
+        if not action.cards:
+            raise InvalidMeld("name at least one card to lay off")
+        self._check_held(action.seat, action.cards)
+        owns = self._owns_meld(action.seat)
+        if self.options.layoff_requires_own_meld and not owns:
+            raise InvalidMeld("at this table you must meld before you lay off")
+        target = self.melds[action.meld].cards
+        if not can_lay_off(target, action.cards, self.meld_rules):
+            raise InvalidMeld(f"{' '.join(map(str, action.cards))} cannot be laid off on "
+                              f"{' '.join(map(str, target))}")
+        table = self._table()
+        table[action.meld] = (*target, *action.cards)
+        remaining = [c for c in self.hands[action.seat] if c not in action.cards]
+        if not self._turn_can_end(action.seat, remaining, table, owns):
+            raise InvalidMeld(self._stuck_reason(remaining))
+
+    def _apply_layoff(self, action: LayOff) -> list[Event]:
+        seat = action.seat
+        for card in action.cards:
+            self.hands[seat].remove(card)
+        meld = self.melds[action.meld]
+        meld.cards = order_meld((*meld.cards, *action.cards), self.meld_rules)
+        self.played_this_turn = True
+        events: list[Event] = [LaidOff(seat, action.meld, tuple(action.cards), meld.cards)]
+        return events + self._after_play(seat)
+
+    def _after_play(self, seat: int) -> list[Event]:
+        return self._go_out(seat) if not self.hands[seat] else []
+
+    def after_discard(self, seat: int) -> list[Event]:
+        return self._go_out(seat) if not self.hands[seat] else self.end_turn(seat)
+
+    def play_actions(self, seat: int) -> list[SeatAction]:
+        hand = self.hands[seat]
+        actions: list[SeatAction] = []
+        candidates: list[SeatAction] = []
+        if not (self.options.one_meld_per_turn and self.melds_this_turn):
+            candidates.extend(Meld(seat, m) for m in self._possible_melds(hand))
+        if self.melds and (self._owns_meld(seat) or not self.options.layoff_requires_own_meld):
+            for i, meld in enumerate(self.melds):
+                candidates.extend(LayOff(seat, (c,), i) for c in hand
+                                  if can_lay_off(meld.cards, (c,), self.meld_rules))
+        actions.extend(a for a in candidates if self.can(a))
+        actions.extend(self.discard_actions(seat))
+        return actions
+
+    def _possible_melds(self, hand: Sequence[Card]) -> list[tuple[Card, ...]]:
+        """Every valid meld that can be made from ``hand`` (no wild cards in this game)."""
+        melds: list[tuple[Card, ...]] = []
+        by_rank: dict[int, list[Card]] = {}
+        by_suit: dict[int, dict[int, Card]] = {}
+        for card in sorted(hand):
+            by_rank.setdefault(card.rank, []).append(card)
+            by_suit.setdefault(card.suit, {})[card.rank] = card
+        for cards in by_rank.values():
+            for size in range(3, len(cards) + 1):
+                melds.extend(itertools.combinations(cards, size))
+        mode = self.meld_rules.ace_mode
+        for ranks in by_suit.values():
+            for start in range(1, 14):
+                run: list[Card] = []
+                for pos in range(start, start + 13):
+                    rank = pos if mode == "low" else (pos - 1) % 13 + 1
+                    if pos > 14 and mode == "high_or_low":
+                        break
+                    if (pos > 13 and mode == "low") or rank not in ranks or (
+                            mode == "high_or_low" and pos > 13 and rank != 1):
+                        break
+                    run.append(ranks[rank])
+                    if len(run) >= 3:
+                        melds.append(tuple(run))
+        return melds
+
+    # -- scoring (RULES 2.4 to 2.6)
+
+    def _counts(self) -> dict[int, int]:
+        points = self.meld_rules.points
+        return {s: sum(points(c) for c in self.hands[s]) for s in range(self.players)}
+
+    def _reveal(self, counts: dict[int, int]) -> Showdown:
+        return Showdown(tuple(Reveal(s, (), (), _sorted(self.hands[s]), counts[s])
+                              for s in range(self.players)))
+
+    def _go_out(self, seat: int) -> list[Event]:
+        o = self.options
+        counts = self._counts()
+        rummy = not self.melded_before[seat]
+        bonus = o.rummy_bonus if rummy else "none"
+        points = [0] * self.players
+        notes = [f"seat {seat} went out" + (" in one turn: going rummy" if rummy else "")]
+        others = {s: c for s, c in counts.items() if s != seat}
+        if o.scoring_mode == "winner_collects":
+            gain = sum(others.values())
+            notes += [f"seat {s} holds {c}" for s, c in others.items()]
+            if bonus == "double":
+                gain *= 2
+                notes.append("going rummy doubles the hand")
+            elif bonus == "plus_10":
+                gain += 10
+                notes.append("going rummy adds 10")
+            points[seat] = gain
+            notes.append(f"seat {seat} scores {gain}")
+        else:
+            factor = 2 if bonus == "double" else 1
+            for s, c in others.items():
+                points[s] = c * factor
+                notes.append(f"seat {s} adds {c}" + (" doubled" if factor == 2 else ""))
+            if bonus == "plus_10":
+                points[seat] = -10
+                notes.append(f"going rummy takes 10 off seat {seat}")
+        outcome = "rummy" if rummy else "out"
+        return self.finish_hand([self._reveal(counts)], outcome, (seat,), points, notes)
+
+    def end_by_exhaustion(self) -> list[Event]:
+        counts = self._counts()
+        low = _lowest(counts)
+        points = [0] * self.players
+        notes = [f"the stock ran out for the {self.exhaustions + 1}th time: the hand ends"]
+        if self.options.scoring_mode == "winner_collects":
+            gain = sum(c - counts[low[0]] for c in counts.values())
+            for s in low:
+                points[s] = gain
+            notes.append(f"lowest count {counts[low[0]]}: seat(s) "
+                         f"{', '.join(map(str, low))} score the differences, {gain}")
+        else:
+            points = [counts[s] for s in range(self.players)]
+            notes.append("each player adds his own count")
+        return self.finish_hand([self._reveal(counts)], "exhausted", low, points, notes)
+
+    def after_hand(self, result: HandScored) -> list[Event]:
+        o = self.options
+        reached = o.target_score and max(self.scores) >= o.target_score
+        if not reached and not (o.max_hands and len(self.results) >= o.max_hands):
+            return []
+        totals = dict(enumerate(self.scores))
+        if o.scoring_mode == "winner_collects":
+            best = max(totals.values())
+            winners = tuple(s for s, v in totals.items() if v == best)
+        else:
+            winners = _lowest(totals)
+        return self.end_game(winners)
+
+    def choose_next_dealer(self, result: HandScored) -> int:
+        if self.options.dealer_rotation == "winner_deals" and len(result.winners) == 1:
+            return result.winners[0]
+        return self.next_seat(self.dealer)
+
+
+# ====================================================================== Gin Rummy
+
+
+class GinRummy(Game):
+    """Gin Rummy (RULES 3): the upcard offer, knocking, gin, layoffs and undercuts."""
+
+    name = "gin"
+    title = "Gin Rummy"
+    min_players, max_players = 2, 2
+    extra_actions = frozenset({"pass", "knock"})
+    options: GinOptions
+
+    def __init__(self, options: GinOptions, players: int, first_dealer: int = 0) -> None:
+        self.options = options
+        super().__init__(options, players, first_dealer)
+        self.passes = 0
+
+    def hand_size(self) -> int:
+        return 10
+
+    def upcard_offer(self) -> bool:
+        return True
+
+    def on_deal(self) -> None:
+        self.passes = 0
+
+    # -- first turn (RULES 3.2)
+
+    def _verify_pass(self, action: PassUpcard) -> None:
+        """Passing is always allowed while the upcard is offered."""
+
+    def _apply_pass(self, action: PassUpcard) -> list[Event]:
+        self.passes += 1
+        events: list[Event] = [Passed(action.seat)]
+        other = self.next_seat(action.seat)
+        if self.passes == 1:
+            self.turn = other
+        else:  # both passed: the non-dealer must draw from the stock
+            self.turn, self.phase, self.stock_only = other, Phase.DRAW, True
+        return events
+
+    # -- after the draw (RULES 3.3)
+
+    def play_actions(self, seat: int) -> list[SeatAction]:
+        actions = self.discard_actions(seat)
+        hand = self.hands[seat]
+        discardable = self.discardable(seat)
+        limit = self.options.knock_limit
+        if _may_knock(hand, self.meld_rules, limit):
+            after = discard_deadwoods(hand, self.meld_rules)
+            actions.extend(Knock(seat, c) for c in discardable if after[c] <= limit)
+        if self.options.big_gin_bonus and deadwood_points(hand, self.meld_rules) == 0:
+            actions.append(Knock(seat, None))
+        return actions
+
+    def _verify_knock(self, action: Knock) -> None:
+        hand = self.hands[action.seat]
+        if action.card is None:
+            if not self.options.big_gin_bonus:
+                raise CannotGoOut("big gin is not played at this table: discard to knock")
+            if deadwood_points(hand, self.meld_rules):
+                raise CannotGoOut("big gin needs all eleven cards melded")
+            return
+        self._check_discard(action.seat, action.card)
+        deadwood = deadwood_points(_without(hand, action.card), self.meld_rules)
+        limit = self.options.knock_limit
+        if deadwood > limit:
+            raise CannotGoOut(f"your deadwood would be {deadwood}; the knock limit is {limit}"
+                              if limit else "only gin ends a hand at this table")
+
+    def _apply_knock(self, action: Knock) -> list[Event]:
+        seat, o, rules = action.seat, self.options, self.meld_rules
+        kept = self.hands[seat]
+        if action.card is not None:
+            kept.remove(action.card)
+            self.discard.append(action.card)
+        other = self.next_seat(seat)
+        defender = self.hands[other]
+        knocker_dw = deadwood_points(kept, rules)
+        call = "big_gin" if action.card is None else ("gin" if knocker_dw == 0 else "knock")
+        layoffs = call == "knock" or (call == "gin" and o.layoff_on_gin)
+        arrangement, defence = knocker_arrangement(kept, defender, rules, allow_layoffs=layoffs)
+        reveals = Showdown((
+            Reveal(seat, arrangement.melds, (), arrangement.deadwood, arrangement.points),
+            Reveal(other, defence.own_melds, defence.layoffs, defence.deadwood, defence.points)))
+        k, d = arrangement.points, defence.points
+        points = [0] * self.players
+        winners: tuple[int, ...]
+        notes = [f"seat {seat} {'went ' + call.replace('_', ' ') if call != 'knock' else 'knocked'}"
+                 f" with {k}; seat {other} has {d}"
+                 + (" after laying off" if defence.layoffs else "")]
+        if call in ("gin", "big_gin"):
+            bonus = o.gin_bonus if call == "gin" else o.big_gin_bonus
+            points[seat] = bonus + d
+            notes.append(f"seat {seat} scores {bonus} for {call.replace('_', ' ')} + {d} = "
+                         f"{bonus + d}")
+            outcome, winners = call, (seat,)
+        elif k < d:
+            points[seat] = d - k
+            notes.append(f"seat {seat} scores {d} - {k} = {d - k}")
+            outcome, winners = "knock", (seat,)
+        elif d < k or o.undercut_on_tie:
+            points[other] = o.undercut_bonus + k - d
+            notes.append(f"undercut: seat {other} scores {o.undercut_bonus} + {k - d} = "
+                         f"{o.undercut_bonus + k - d}")
+            outcome, winners = "undercut", (other,)
+        else:
+            notes.append("a tie: nobody scores at this table")
+            outcome, winners = "tie", ()
+        events: list[Event] = [Knocked(seat, call, action.card)]
+        return events + self.finish_hand([reveals], outcome, winners, points, notes)
+
+    def after_discard(self, seat: int) -> list[Event]:
+        if len(self.stock) <= self.options.dead_hand_stock_size:  # RULES 3.5
+            return self.finish_hand([], "dead", (), [0] * self.players, [
+                f"the stock is down to {len(self.stock)} cards: the hand is dead; "
+                "the same dealer deals again"])
+        return self.end_turn(seat)
+
+    # -- end of the game (RULES 3.7)
+
+    def after_hand(self, result: HandScored) -> list[Event]:
+        o = self.options
+        leader = max(range(self.players), key=lambda s: self.scores[s])
+        if self.scores[leader] < o.target_score:
+            return []
+        notes = [f"seat {leader} reached {self.scores[leader]}"]
+        loser_total = min(self.scores[s] for s in range(self.players) if s != leader)
+        if o.game_bonus:
+            self.scores[leader] += o.game_bonus
+            notes.append(f"game bonus {o.game_bonus} to seat {leader}")
+        if o.shutout_bonus and loser_total == 0:
+            self.scores[leader] += o.shutout_bonus
+            notes.append(f"shutout bonus {o.shutout_bonus} to seat {leader}")
+        if o.box_bonus:
+            for s in range(self.players):
+                won = sum(1 for r in self.results if r.winners == (s,))
+                if won:
+                    self.scores[s] += won * o.box_bonus
+                    notes.append(f"seat {s}: {won} hands won x {o.box_bonus} box bonus")
+        return self.end_game((leader,), notes)
+
+    def choose_next_dealer(self, result: HandScored) -> int:
+        other = self.next_seat(self.dealer)
+        if not result.winners or self.options.next_dealer == "alternate":
+            return other
+        winner = result.winners[0]
+        return winner if self.options.next_dealer == "winner" else self.next_seat(winner)
+
+
+def _may_knock(hand: Sequence[Card], rules: MeldRules, limit: int) -> bool:
+    """A necessary condition for keeping at most ``limit`` after some discard.
+
+    The best arrangement of the kept cards, plus the discard as deadwood, is an
+    arrangement of the whole hand, so ``deadwood(hand - c) >= deadwood(hand) - points(c)``.
+    One solve of the whole hand (fast when it has no meld) spares the per-discard solves.
+    """
+    points = rules.points_by_face
+    return deadwood_points(hand, rules) - max(points[c & 63] for c in hand) <= limit
+
+
+# ====================================================================== Chicago Rummy
+
+
+class ChicagoRummy(Game):
+    """Chicago Rummy (RULES 4): two decks, wild 2s, knock limits that shrink, elimination."""
+
+    name = "chicago"
+    title = "Chicago Rummy"
+    min_players, max_players = 2, 8
+    extra_actions = frozenset({"knock", "declare_rummy"})
+    options: ChicagoOptions
+
+    def __init__(self, options: ChicagoOptions, players: int, first_dealer: int = 0) -> None:
+        self.options = options
+        super().__init__(options, players, first_dealer)
+        self.seven_twos: int | None = None
+
+    def deck(self) -> tuple[Card, ...]:
+        return make_deck(2)
+
+    def hand_size(self) -> int:
+        return 7
+
+    def hand_meld_rules(self) -> MeldRules:
+        return MeldRules(max_set_size=0, wild_rank=2)
+
+    def knock_limit(self, score: int) -> int:
+        """RULES 4.3: max(0, min(knock_base_limit, elimination_score - score))."""
+        o = self.options
+        return max(0, min(o.knock_base_limit, o.elimination_score - score))
+
+    def hand_knock_limits(self) -> list[int]:
+        return [self.knock_limit(s) if self.active[i] else 0 for i, s in enumerate(self.scores)]
+
+    def draw_phase_extras(self, seat: int) -> list[SeatAction]:
+        if self.options.rummy_timing != "after_discard" and not deadwood_points(
+                self.hands[seat], self.meld_rules):
+            return [DeclareRummy(seat)]
+        return []
+
+    def _verify_declare_rummy(self, action: DeclareRummy) -> None:
+        if self.options.rummy_timing == "after_discard":
+            raise CannotGoOut("at this table rummy is declared after the discard")
+        deadwood = deadwood_points(self.hands[action.seat], self.meld_rules)
+        if deadwood:
+            raise CannotGoOut(f"rummy needs all 7 cards melded; {deadwood} points are unmelded")
+
+    def _apply_declare_rummy(self, action: DeclareRummy) -> list[Event]:
+        return self._showdown(action.seat, "rummy", None)
+
+    def play_actions(self, seat: int) -> list[SeatAction]:
+        actions = self.discard_actions(seat)
+        limit = self.knock_limits[seat]
+        rummy_ok = self.options.rummy_timing != "start_of_turn"
+        reach = limit if limit else (0 if rummy_ok else -1)
+        hand = self.hands[seat]
+        if reach >= 0 and _may_knock(hand, self.meld_rules, reach):
+            after = discard_deadwoods(hand, self.meld_rules)
+            actions.extend(Knock(seat, c) for c in self.discardable(seat)
+                           if self._call(seat, after[c]) is not None)
+        return actions
+
+    def _call(self, seat: int, deadwood: int) -> str | None:
+        """What going out with ``deadwood`` kept points is: rummy, knock, or not allowed."""
+        if deadwood == 0 and self.options.rummy_timing != "start_of_turn":
+            return "rummy"
+        limit = self.knock_limits[seat]
+        return "knock" if limit >= 1 and deadwood <= limit else None
+
+    def _verify_knock(self, action: Knock) -> None:
+        if action.card is None:
+            raise CannotGoOut("name the card to discard when you knock")
+        self._check_discard(action.seat, action.card)
+        deadwood = deadwood_points(_without(self.hands[action.seat], action.card),
+                                   self.meld_rules)
+        if self._call(action.seat, deadwood) is None:
+            limit = self.knock_limits[action.seat]
+            raise CannotGoOut(f"{deadwood} points would stay unmelded; your knock limit is "
+                              f"{limit}" + (" (rummy only)" if not limit else ""))
+
+    def _apply_knock(self, action: Knock) -> list[Event]:
+        assert action.card is not None
+        seat = action.seat
+        self.hands[seat].remove(action.card)
+        self.discard.append(action.card)
+        deadwood = deadwood_points(self.hands[seat], self.meld_rules)
+        call = self._call(seat, deadwood)
+        assert call is not None
+        return self._showdown(seat, call, action.card)
+
+    def _showdown(self, seat: int, call: str, card: Card | None) -> list[Event]:
+        o = self.options
+        events: list[Event] = [Knocked(seat, call, card)]
+        seats = [s for s in range(self.players) if self.active[s]]
+        arrangements = {s: best_arrangement(self.hands[s], self.meld_rules) for s in seats}
+        reveal = Showdown(tuple(Reveal(s, a.melds, (), a.deadwood, a.points)
+                                for s, a in arrangements.items()))
+        if call == "rummy" and o.seven_twos_wins and all(
+                c.rank == 2 for c in self.hands[seat]):
+            self.seven_twos = seat
+            return events + self.finish_hand([reveal], "seven_twos", (seat,),
+                                             [0] * self.players,
+                                             [f"seat {seat} declared rummy with seven 2s"])
+        points = [0] * self.players
+        notes = []
+        for s, a in arrangements.items():
+            points[s] = a.points
+            notes.append(f"seat {s} adds {a.points} unmelded")
+        if call == "knock":
+            mine = points[seat]
+            beaten = any(points[s] < mine or (points[s] == mine and o.knock_penalty_on_tie)
+                         for s in seats if s != seat)
+            if beaten:
+                points[seat] += o.knock_penalty
+                notes.append(f"seat {seat} knocked without the lowest count: "
+                             f"+{o.knock_penalty} penalty")
+        winners = _lowest({s: points[s] for s in seats})
+        return events + self.finish_hand([reveal], call, winners, points, notes)
+
+    def after_hand(self, result: HandScored) -> list[Event]:
+        if self.seven_twos is not None:
+            return self.end_game((self.seven_twos,), ["seven 2s win the game"])
+        o = self.options
+        out = tuple(s for s in range(self.players) if self.active[s] and (
+            self.scores[s] > o.elimination_score
+            or (o.eliminate_at_equal and self.scores[s] == o.elimination_score)))
+        events: list[Event] = []
+        if out:
+            for s in out:
+                self.active[s] = False
+            events.append(Eliminated(out))
+        alive = [s for s in range(self.players) if self.active[s]]
+        if len(alive) == 1:
+            return events + self.end_game((alive[0],), [f"seat {alive[0]} is the last player"])
+        if not alive:
+            winners = _lowest({s: self.scores[s] for s in out})
+            return events + self.end_game(winners, ["every remaining player was eliminated: "
+                                                    "the lowest total wins"])
+        return events
+
+
+# ====================================================================== Three Thirteen
+
+
+class ThreeThirteen(Game):
+    """Three Thirteen (RULES 5): eleven rounds of 3 to 13 cards, a new wild rank each round."""
+
+    name = "three_thirteen"
+    title = "Three Thirteen"
+    min_players, max_players = 2, 8
+    extra_actions = frozenset({"go_out"})
+    options: ThirteenOptions
+
+    def __init__(self, options: ThirteenOptions, players: int, first_dealer: int = 0) -> None:
+        self.options = options
+        self.round = 1
+        super().__init__(options, players, first_dealer)
+        self.out_seat: int | None = None
+        self.bonus_scores: dict[int, int] = {}
+
+    @property
+    def last_round(self) -> int:
+        return 12 if self.options.deuces_arent_wild else 11
+
+    def decks(self) -> int:
+        """The number of decks in play."""
+        if self.options.deuces_arent_wild:
+            return 1
+        d = self.options.decks
+        return math.ceil(self.players / 2) if d == "auto" else d
+
+    def jokers_per_deck(self) -> int:
+        return 2 if self.options.deuces_arent_wild else self.options.jokers_per_deck
+
+    def deck(self) -> tuple[Card, ...]:
+        return make_deck(self.decks(), self.jokers_per_deck())
+
+    def round_number(self) -> int:
+        return self.round
+
+    def hand_size_max(self) -> int:
+        """The most cards any round deals (13, or 14 under Deuces Aren't Wild)."""
+        return 14 if self.options.deuces_arent_wild else 13
+
+    def hand_size(self) -> int:
+        return min(self.round, 12) + 2
+
+    def hand_meld_rules(self) -> MeldRules:
+        o = self.options
+        high = o.ace_mode == "high_or_low"
+        faces = (11, 12, 13) if o.face_points == "eleven_twelve_thirteen" else (10, 10, 10)
+        wild = self.round + 2 if self.round <= 11 else 1  # round 12 and bonus rounds: aces
+        return MeldRules(ace_mode=o.ace_mode, max_set_size=0, wild_rank=wild,
+                         all_wild_melds=o.all_wild_sets,
+                         ace_points=o.ace_high_points if high else 1,
+                         jack_points=faces[0], queen_points=faces[1], king_points=faces[2],
+                         joker_points=o.joker_points)
+
+    def on_deal(self) -> None:
+        self.out_seat = None
+
+    def play_actions(self, seat: int) -> list[SeatAction]:
+        discardable = self.discardable(seat)
+        actions = self.discard_actions(seat)
+        hand = self.hands[seat]
+        if self.out_seat is None and _may_knock(hand, self.meld_rules, 0):
+            after = discard_deadwoods(hand, self.meld_rules)
+            actions.extend(GoOut(seat, c) for c in discardable if after[c] == 0)
+        return actions
+
+    def _verify_go_out(self, action: GoOut) -> None:
+        if self.out_seat is not None:
+            raise CannotGoOut(f"seat {self.out_seat} already went out: discard to end your turn")
+        self._check_discard(action.seat, action.card)
+        deadwood = deadwood_points(_without(self.hands[action.seat], action.card),
+                                   self.meld_rules)
+        if deadwood:
+            raise CannotGoOut(f"every kept card must be melded; {deadwood} points are not")
+
+    def _apply_go_out(self, action: GoOut) -> list[Event]:
+        seat = action.seat
+        self.hands[seat].remove(action.card)
+        self.discard.append(action.card)
+        self.out_seat = seat
+        events: list[Event] = [Discarded(seat, action.card), WentOut(seat, action.card)]
+        return events + self.end_turn(seat)
+
+    def after_discard(self, seat: int) -> list[Event]:
+        if self.out_seat is not None and self.next_seat(seat) == self.out_seat:
+            return self._score_round()
+        return self.end_turn(seat)
+
+    def _score_round(self) -> list[Event]:
+        seats = [s for s in range(self.players) if self.active[s]]
+        arrangements = {s: best_arrangement(self.hands[s], self.meld_rules) for s in seats}
+        reveal = Showdown(tuple(Reveal(s, a.melds, (), a.deadwood, a.points)
+                                for s, a in arrangements.items()))
+        bonus = self.round > self.last_round
+        points = [0] * self.players
+        notes = [f"seat {self.out_seat} went out"]
+        round_scores = {s: a.points for s, a in arrangements.items()}
+        for s, p in round_scores.items():
+            notes.append(f"seat {s} has {p} unmelded")
+            if not bonus:
+                points[s] = p
+        if bonus:
+            self.bonus_scores = round_scores
+            notes.append("a bonus round: totals stay as they were")
+        label = "bonus" if bonus else "round"
+        return self.finish_hand([reveal], label, _lowest(round_scores), points, notes)
+
+    def after_hand(self, result: HandScored) -> list[Event]:
+        self.round += 1
+        if self.round <= self.last_round:
+            return []
+        if self.round == self.last_round + 1:
+            tied = _lowest(dict(enumerate(self.scores)))
+        else:
+            tied = _lowest(self.bonus_scores)
+        if len(tied) == 1 or not self.options.deuces_arent_wild:
+            return self.end_game(tied)
+        self.active = [s in tied for s in range(self.players)]
+        return []
+
+
+# ====================================================================== registry
+
+GAMES: dict[str, type[Game]] = {
+    cls.name: cls for cls in (BasicRummy, GinRummy, ChicagoRummy, ThreeThirteen)
+}
+
+
+def new_game(game: str, options: GameOptions | dict[str, object] | None = None, *,
+             players: int, first_dealer: int = 0) -> Game:
+    """Start a game of ``game`` (basic, gin, chicago, three_thirteen) at its first deal.
+
+    ``options`` is a validated options object or a mapping checked with
+    :func:`~rummyhall.rules.options.parse_options`. The game waits for a
+    :class:`~rummyhall.rules.actions.Shuffle` of :meth:`Game.shuffle_cards`.
+    Raises :class:`OptionError` for bad options or a player count the game does not take.
+    """
+    if not isinstance(options, (BasicOptions, GinOptions, ChicagoOptions, ThirteenOptions)):
+        options = parse_options(game, options)
+    cls = GAMES[game]
+    if type(options) is not OPTION_CLASSES[game]:
+        raise OptionError(f"those options are not options of {game}")
+    low, high = cls.min_players, cls.max_players
+    if isinstance(options, ThirteenOptions) and options.deuces_arent_wild:
+        high = 3
+    if not low <= players <= high:
+        raise OptionError(f"{cls.title} takes {low} to {high} players, not {players}")
+    if not 0 <= first_dealer < players:
+        raise OptionError(f"first_dealer must be a seat from 0 to {players - 1}")
+    game_obj = cls(options, players, first_dealer)
+    if isinstance(game_obj, ThreeThirteen):
+        needed = players * game_obj.hand_size_max() + 11
+        have = len(game_obj.deck())
+        if have < needed:
+            raise OptionError(f"option 'decks' of three_thirteen: {have} cards cannot deal "
+                              f"{players} players (need {needed}); use more decks or 'auto'")
+    return game_obj
+

@@ -1,0 +1,142 @@
+"""Chicago Rummy: RULES.md 4, worked examples C-1 and C-3 to C-7."""
+
+import pytest
+from rig import card, deal, poke
+
+from rummyhall.rules import (
+    CannotGoOut,
+    ChicagoRummy,
+    DeclareRummy,
+    DrawStock,
+    Eliminated,
+    GameOver,
+    HandScored,
+    Knock,
+    new_game,
+)
+
+
+def chicago(players: int, dealer: int = 0, **options: object) -> ChicagoRummy:
+    game = new_game("chicago", options, players=players, first_dealer=dealer)
+    assert isinstance(game, ChicagoRummy)
+    return game
+
+
+@pytest.mark.parametrize(("score", "limit"), [(0, 9), (91, 9), (92, 8), (95, 5), (99, 1),
+                                              (100, 0)])
+def test_c1_knock_table(score: int, limit: int) -> None:
+    assert chicago(2).knock_limit(score) == limit
+
+
+def test_c1_a_player_at_95_knocks_with_5_not_6() -> None:
+    game = chicago(2, dealer=1)
+    game.scores = [95, 0]
+    deal(game, {}, "Kd")
+    assert game.knock_limits == [5, 9]
+    poke(game, hands={0: "4s 5s 6s 8c 8d 8h 5d Kc", 1: "Ac"}, stock="Qs Qh")
+    assert game.can(Knock(0, card("Kc")))
+    poke(game, hands={0: "4s 5s 6s 8c 8d 8h 6d Kc", 1: "Ac"}, stock="Qs Qh")
+    assert not game.can(Knock(0, card("Kc")))
+
+
+def c3(b_hand: str, **options: object) -> tuple[HandScored, ChicagoRummy]:
+    game = chicago(3, dealer=2, **options)
+    game.scores = [40, 95, 20]
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "4s 5s 2h 8c 8d 8h 3d Kc", 1: b_hand, 2: "Ks Kh 2c 9h Th 6c 4h"},
+         stock="Qs Qh")
+    events = game.apply(Knock(0, card("Kc")))
+    (result,) = [e for e in events if isinstance(e, HandScored)]
+    return result, game
+
+
+def test_c3_knocker_not_lowest_pays_the_penalty() -> None:
+    result, game = c3("7h 7s 7c Jd Qd Kd Ac")
+    assert result.outcome == "knock"
+    assert list(result.totals) == [58, 96, 49]
+    assert game.hand_knock_limits() == [9, 4, 9]
+
+
+@pytest.mark.parametrize(("b_hand", "options", "totals"), [
+    ("7h 7s 7c Jd Qd Kd 3c", {}, [58, 98, 49]),
+    ("7h 7s 7c Jd Qd Kd 3c", {"knock_penalty_on_tie": False}, [43, 98, 49]),
+    ("7h 7s 7c Jd Qd Kd 4c", {}, [43, 99, 49]),
+])
+def test_c3_variants(b_hand: str, options: dict[str, object], totals: list[int]) -> None:
+    result, _ = c3(b_hand, **options)
+    assert list(result.totals) == totals
+
+
+def test_c4_rummy_never_pays_a_penalty() -> None:
+    game = chicago(2, dealer=1)
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "4s 5s 6s 8c 8d 8h 8s Kc", 1: "7h 7s 7c Jd Qd Kd 2s"}, stock="Qs")
+    events = game.apply(Knock(0, card("Kc")))
+    (result,) = [e for e in events if isinstance(e, HandScored)]
+    assert result.outcome == "rummy" and list(result.points) == [0, 0]
+
+
+def test_rummy_at_the_start_of_the_turn() -> None:
+    game = chicago(2, dealer=1)
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "4s 5s 6s 8c 8d 8h 8s", 1: "7h 7s 7c Jd Qd 2s 5c"}, stock="Qs",
+         phase="draw")
+    assert DeclareRummy(0) in game.legal_actions()
+    events = game.apply(DeclareRummy(0))
+    (result,) = [e for e in events if isinstance(e, HandScored)]
+    assert result.outcome == "rummy" and list(result.points) == [0, 5]
+
+
+def test_rummy_timing_after_discard_forbids_the_start_of_turn_call() -> None:
+    game = chicago(2, dealer=1, rummy_timing="after_discard")
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "4s 5s 6s 8c 8d 8h 8s", 1: "Ac"}, stock="Qs", phase="draw")
+    assert not game.can(DeclareRummy(0))
+    with pytest.raises(CannotGoOut):
+        game.apply(DeclareRummy(0))
+    game.apply(DrawStock(0))
+
+
+def test_c5_elimination() -> None:
+    for at_equal, out in [(False, (0,)), (True, (0, 1))]:
+        game = chicago(3, dealer=2, eliminate_at_equal=at_equal)
+        game.scores = [97, 96, 0]
+        deal(game, {}, "Kd")
+        poke(game, hands={0: "Js Qs Ks 9h 9d 9c 5d", 1: "Jh Qh Kh 9s 9c 9h 4c",
+                          2: "3s 4s 5s 8c 8d 8h 9d Kc"}, stock="Qd", turn=2)
+        events = game.apply(Knock(2, card("Kc")))
+        elim = [e for e in events if isinstance(e, Eliminated)]
+        assert game.scores[:2] == [102, 100]
+        assert elim and elim[0].seats == out
+        if not at_equal:
+            assert game.hand_knock_limits()[1] == 0
+
+
+def test_c6_seven_twos_win_the_game() -> None:
+    game = chicago(2, dealer=1)
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "2c 2d 2h 2s 2c 2d 2h Kc", 1: "Ac"}, stock="Qs")
+    events = game.apply(Knock(0, card("Kc")))
+    assert isinstance(events[-1], GameOver) and events[-1].winners == (0,)
+
+
+def test_c7_last_player_standing() -> None:
+    game = chicago(2, dealer=1)
+    game.scores = [90, 85]
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "4s 5s 6s 8c 8d 8h 9d Kc", 1: "7h 7s 7c 7d 7h Ah As"}, stock="Qs")
+    events = game.apply(Knock(0, card("Kc")))
+    assert game.scores == [90 + 9 + 15, 85 + 2]
+    assert isinstance(events[-1], GameOver) and events[-1].winners == (1,)
+
+
+def test_c7_both_eliminated_lowest_total_wins() -> None:
+    game = chicago(2, dealer=1)
+    game.scores = [98, 99]
+    deal(game, {}, "Kd")
+    assert game.knock_limits == [2, 1]
+    poke(game, hands={0: "4s 5s 6s 7s 8s Ah Ac Kc", 1: "7h 7s 7c 7d 7h Ah As"}, stock="Qs")
+    events = game.apply(Knock(0, card("Kc")))
+    assert game.scores == [115, 101]
+    assert [e.seats for e in events if isinstance(e, Eliminated)] == [(0, 1)]
+    assert isinstance(events[-1], GameOver) and events[-1].winners == (1,)

@@ -1,0 +1,83 @@
+"""Meld validity (RULES 1.3, B-2, B-3) and reading order."""
+
+import pytest
+
+from rummyhall.rules import MeldRules, can_lay_off, format_cards, meld_kind, order_meld, parse_cards
+
+LOW = MeldRules()
+HIGH = MeldRules(ace_mode="high_or_low")
+CORNER = MeldRules(ace_mode="round_the_corner")
+CHICAGO = MeldRules(max_set_size=0, wild_rank=2)
+
+
+@pytest.mark.parametrize("text", ["7c 7d 7h", "7c 7d 7h 7s", "Ah 2h 3h", "9s 10s Js Qs"])
+def test_b2_valid(text: str) -> None:
+    assert meld_kind(parse_cards(text), LOW) is not None
+
+
+@pytest.mark.parametrize(("text", "low", "high", "corner"), [
+    ("7c 7d", False, False, False),
+    ("5d 6d 8d", False, False, False),
+    ("5d 6h 7d", False, False, False),
+    ("Qh Kh Ah", False, True, True),
+    ("Kh Ah 2h", False, False, True),
+    ("Qs Ks As 2s", False, False, True),
+])
+def test_b2_invalid_by_ace_mode(text: str, low: bool, high: bool, corner: bool) -> None:
+    cards = parse_cards(text)
+    assert [meld_kind(cards, r) is not None for r in (LOW, HIGH, CORNER)] == [low, high, corner]
+
+
+def test_longest_runs() -> None:
+    full = parse_cards("Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh")
+    assert meld_kind(full, LOW) == "run"
+    assert meld_kind(parse_cards("Th Jh Qh Kh Ah"), HIGH) == "run"
+    assert meld_kind(parse_cards("Th Jh Qh Kh Ah"), LOW) is None
+    assert meld_kind(parse_cards("Kh Ah 2h"), HIGH) is None  # one ace, one position
+
+
+def test_sets_are_capped_at_four_in_one_deck_games() -> None:
+    five = parse_cards("7c 7d 7h 7s 7c")
+    assert meld_kind(five, LOW) is None
+    assert meld_kind(five, CHICAGO) == "set"
+
+
+def test_wild_cards() -> None:
+    assert meld_kind(parse_cards("2s 9d Td"), CHICAGO) == "run"
+    assert meld_kind(parse_cards("5h 2c 7h"), CHICAGO) == "run"
+    assert meld_kind(parse_cards("Qh Qd 2s"), CHICAGO) == "set"
+    assert meld_kind(parse_cards("2c 2d 2h"), CHICAGO) == "set"
+    assert meld_kind(parse_cards("4h 2s 7h"), CHICAGO) is None
+    assert meld_kind(parse_cards("Qh Kh 2c 2d"), CHICAGO) == "run"  # the 2s stand for Th Jh
+    # past the king there is no room when aces are low: 14 cards cannot be a run
+    assert meld_kind(parse_cards("Qh Kh 2c 2d 2h 2s 2c 2d 2h 2s JK JK JK JK"), CHICAGO) is None
+    three_thirteen_r1 = MeldRules(max_set_size=0, wild_rank=3, all_wild_melds=False)
+    assert meld_kind(parse_cards("3h 3s 3d"), three_thirteen_r1) == "set"
+    assert meld_kind(parse_cards("3h 3s JK"), three_thirteen_r1) is None
+    assert meld_kind(parse_cards("3h 3s JK"), MeldRules(max_set_size=0, wild_rank=3)) == "set"
+    assert meld_kind(parse_cards("7c 7d 7h 7s 3c"), three_thirteen_r1) == "set"
+
+
+def test_reading_order() -> None:
+    assert format_cards(order_meld(parse_cards("2s Td 9d"), CHICAGO)) == "9d Td 2s"
+    assert format_cards(order_meld(parse_cards("Kh 2c 9h Jh Th Qh"), CHICAGO)) == \
+        "2c 9h Th Jh Qh Kh"
+    assert format_cards(order_meld(parse_cards("2s Ks As Qs"), CORNER)) == "Qs Ks As 2s"
+    assert format_cards(order_meld(parse_cards("Ah Kh Qh"), HIGH)) == "Qh Kh Ah"
+
+
+def test_b3_layoffs() -> None:
+    eights = parse_cards("8c 8d 8s")
+    assert can_lay_off(eights, parse_cards("8h"), LOW)
+    assert not can_lay_off(eights, parse_cards("9h"), LOW)
+    assert not can_lay_off(parse_cards("8c 8d 8s 8h"), parse_cards("8c#1"), LOW)
+    run = parse_cards("8h 9h Th")
+    assert can_lay_off(run, parse_cards("7h"), LOW)
+    assert can_lay_off(run, parse_cards("Jh"), LOW)
+    assert can_lay_off(run, parse_cards("7h Jh"), LOW)
+    assert not can_lay_off(run, parse_cards("Qh"), LOW)
+    assert can_lay_off((*run, *parse_cards("Jh")), parse_cards("Qh"), LOW)
+    assert can_lay_off((*run, *parse_cards("7h")), parse_cards("6h"), LOW)
+    assert can_lay_off(parse_cards("3c 4c 5c"), parse_cards("6c 7c"), LOW)
+    assert not can_lay_off(parse_cards("Jh Qh Kh"), parse_cards("Ah"), LOW)
+    assert can_lay_off(parse_cards("Jh Qh Kh"), parse_cards("Ah"), HIGH)

@@ -1,0 +1,194 @@
+"""Properties of whole games under random valid options (hypothesis).
+
+No card is created or lost; every view holds only what its seat may see; random games
+end with scores that follow the rules; replaying the actions rebuilds the same state.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import Phase as Stage
+from hypothesis import strategies as st
+
+from rummyhall.bots import RandomBot, SimpleBot
+from rummyhall.bots.selfplay import shuffle_for
+from rummyhall.rules import (
+    GAMES,
+    Event,
+    Game,
+    HandDealt,
+    HandScored,
+    Phase,
+    SeatAction,
+    event_for,
+    new_game,
+    option_specs,
+    seat_view,
+    visible_cards,
+)
+
+MAX_MOVES = 20_000
+
+
+def option_sets(game: str) -> st.SearchStrategy[dict[str, object]]:
+    """Random valid options of ``game`` (small integers keep games short)."""
+    fields: dict[str, st.SearchStrategy[object]] = {}
+    for spec in option_specs(game):
+        if spec.type == "bool":
+            fields[spec.name] = st.booleans()
+        elif spec.type == "enum":
+            fields[spec.name] = st.sampled_from(spec.choices)
+        elif spec.values is not None:
+            fields[spec.name] = st.sampled_from(spec.values)
+        elif spec.type == "int_or_auto":
+            fields[spec.name] = st.just("auto")
+        else:
+            low = spec.low or 0
+            high = min(spec.high or 0, low + 30)
+            fields[spec.name] = st.integers(low, high)
+    return st.fixed_dictionaries({}, optional=fields)
+
+
+def game_setups() -> st.SearchStrategy[tuple[str, dict[str, object], int, int]]:
+    def for_game(game: str) -> st.SearchStrategy[tuple[str, dict[str, object], int, int]]:
+        cls = GAMES[game]
+        return st.tuples(st.just(game), option_sets(game),
+                         st.integers(cls.min_players, min(cls.max_players, 5)),
+                         st.integers(0, 2**32))
+    return st.sampled_from(sorted(GAMES)).flatmap(for_game)
+
+
+def make(game: str, options: dict[str, object], players: int, seed: int) -> Game:
+    """A new game; Basic Rummy is capped at a few hands so that the examples stay quick."""
+    options = dict(options)
+    if game == "three_thirteen" and options.get("deuces_arent_wild"):
+        players = min(players, 3)
+    if game == "basic":
+        options["max_hands"] = options.get("max_hands") or 3
+    if game == "gin":
+        options.setdefault("target_score", 30)
+    if game == "chicago":
+        options.setdefault("elimination_score", 40)
+    return new_game(game, options, players=players, first_dealer=seed % players)
+
+
+def all_cards(game: Game) -> Counter[int]:
+    held = Counter[int]()
+    for hand in game.hands:
+        held.update(hand)
+    held.update(game.stock)
+    held.update(game.discard)
+    for meld in game.melds:
+        held.update(meld.cards)
+    if game.phase is Phase.REBUILD:  # the discards waiting to be shuffled into the stock
+        held.update(game.shuffle_cards())
+    return held
+
+
+def play(game: Game, seed: int, check: bool) -> list[object]:
+    """Play to the end with a mix of random and simple bots; check invariants at each step."""
+    rng = random.Random(seed)
+    # seat 0 is always the simple bot: two random players may never go out (gin only)
+    bots = [SimpleBot() if s == 0 or (seed >> s) & 1 else RandomBot(random.Random(seed + s))
+            for s in range(game.players)]
+    actions: list[object] = []
+    deck: Counter[int] | None = None
+    for _ in range(MAX_MOVES):
+        if game.is_over:
+            return actions
+        seat = game.to_move
+        if seat is None:
+            if game.phase is Phase.DEAL:
+                deck = Counter(game.shuffle_cards())
+            action: object = shuffle_for(game, rng)
+        else:
+            bot = bots[seat]
+            legal = game.legal_actions()
+            assert legal, f"no legal action in {game.phase}"
+            view = seat_view(game, seat)
+            if check:
+                check_view(game, seat, view)
+            choice: SeatAction = bot.choose(view, legal)
+            action = choice
+        events = game.apply(action)  # type: ignore[arg-type]
+        actions.append(action)
+        if check:
+            check_events(game, events)
+            if deck is not None and game.phase is not Phase.DEAL:
+                assert all_cards(game) == deck, "a card was created or lost"
+    raise AssertionError("the game did not end")
+
+
+def check_view(game: Game, seat: int, view: object) -> None:
+    # the card just taken from the discard pile was seen by all: it is not hidden
+    public = {game.taken} if game.taken is not None else set()
+    seen = visible_cards(view)
+    others = {int(c) for s, hand in enumerate(game.hands) if s != seat for c in hand} - public
+    stock = {int(c) for c in game.stock}
+    assert not seen & stock, "a view shows a stock card"
+    assert not seen & others, "a view shows another seat's card"
+    spectator = visible_cards(seat_view(game, None))
+    assert not spectator & ({int(c) for hand in game.hands for c in hand} - public | stock)
+
+
+def check_events(game: Game, events: list[Event]) -> None:
+    for seat in [*range(game.players), None]:
+        for event in events:
+            seen = event_for(event, seat)
+            if isinstance(event, HandDealt):
+                for s, hand in enumerate(seen.hands):  # type: ignore[union-attr]
+                    assert hand is None or s == seat
+            if event.kind == "draw" and event.source == "stock" and event.seat != seat:  # type: ignore[union-attr]
+                assert seen.card is None  # type: ignore[union-attr]
+    for event in events:
+        if isinstance(event, HandScored):
+            assert len(event.points) == game.players
+
+
+# Whole games are slow to shrink: a failure is reported as found, with its seed.
+NO_SHRINK = (Stage.explicit, Stage.reuse, Stage.generate)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          phases=NO_SHRINK)
+@given(game_setups())
+def test_random_games_keep_every_card_and_hide_what_they_must(
+        setup: tuple[str, dict[str, object], int, int]) -> None:
+    name, options, players, seed = setup
+    game = make(name, options, players, seed)
+    play(game, seed, check=True)
+    assert game.winners, "a finished game has a winner"
+    check_final_scores(game)
+
+
+def check_final_scores(game: Game) -> None:
+    totals = [0] * game.players
+    for result in game.results:
+        for s, p in enumerate(result.points):
+            totals[s] += p
+        assert list(result.totals) == totals
+    if game.name == "gin":
+        assert all(min(r.points) == 0 for r in game.results)  # one scorer per hand
+        assert max(game.scores) >= game.options.target_score  # type: ignore[union-attr]
+    if game.name == "chicago":
+        alive = [s for s in range(game.players) if game.active[s]]
+        assert len(alive) <= 1
+    if game.name == "three_thirteen":
+        assert all(p >= 0 for r in game.results for p in r.points)
+
+
+@settings(max_examples=25, deadline=None, phases=NO_SHRINK)
+@given(game_setups())
+def test_replaying_the_actions_rebuilds_the_same_game(
+        setup: tuple[str, dict[str, object], int, int]) -> None:
+    name, options, players, seed = setup
+    first = make(name, options, players, seed)
+    actions = play(first, seed, check=False)
+    second = make(name, options, players, seed)
+    for action in actions:
+        second.apply(action)  # type: ignore[arg-type]
+    assert second.scores == first.scores and second.winners == first.winners
+    assert second.results == first.results and second.move_number == first.move_number

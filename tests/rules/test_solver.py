@@ -1,0 +1,552 @@
+"""The meld solver: RULES.md worked examples, and properties against a brute force.
+
+The brute force here shares nothing with the solver but :func:`meld_kind` (the normative
+validator, RULES.md 1.3): it tries every subset of the cards as a meld.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from itertools import combinations, product
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from rummyhall.rules import solver
+from rummyhall.rules.cards import Card, make_deck, parse_cards
+from rummyhall.rules.errors import CardError, IllegalDiscard, InvalidMeld
+from rummyhall.rules.melds import ACE_MODES, MeldRules, meld_kind
+from rummyhall.rules.solver import (
+    Arrangement,
+    best_arrangement,
+    best_discard,
+    best_layoffs,
+    deadwood_points,
+    discard_deadwoods,
+    knocker_arrangement,
+)
+
+GIN = MeldRules()
+BASIC_HIGH = MeldRules(ace_mode="high_or_low", ace_points=15)
+CHICAGO = MeldRules(max_set_size=0, wild_rank=2)
+
+
+def thirteen(rnd: int, *, ace_high: bool = False, face_points: bool = False,
+             all_wild: bool = True) -> MeldRules:
+    """Three Thirteen's card rules in round ``rnd`` (wild rank = cards dealt)."""
+    faces = {"jack_points": 11, "queen_points": 12, "king_points": 13} if face_points else {}
+    return MeldRules(ace_mode="high_or_low" if ace_high else "low", max_set_size=0,
+                     wild_rank=rnd + 2, all_wild_melds=all_wild,
+                     ace_points=15 if ace_high else 1, joker_points=20, **faces)
+
+
+def cards(text: str) -> tuple[Card, ...]:
+    return parse_cards(text)
+
+
+# --- brute force -----------------------------------------------------------------------
+
+
+def meld_masks(hand: Sequence[int], rules: MeldRules) -> dict[int, list[int]]:
+    """Every valid meld of ``hand`` as an index mask, grouped by its lowest index."""
+    out: dict[int, list[int]] = {}
+    for size in range(3, len(hand) + 1):
+        for combo in combinations(range(len(hand)), size):
+            if meld_kind([hand[i] for i in combo], rules) is not None:
+                out.setdefault(combo[0], []).append(sum(1 << i for i in combo))
+    return out
+
+
+def brute_deadwood(hand: Sequence[int], rules: MeldRules) -> int:
+    melds = meld_masks(hand, rules)
+    memo = {0: 0}
+
+    def least(mask: int) -> int:
+        if mask not in memo:
+            low = (mask & -mask).bit_length() - 1
+            value = rules.points(hand[low]) + least(mask ^ 1 << low)
+            for meld in melds.get(low, []):
+                if meld & mask == meld:
+                    value = min(value, least(mask ^ meld))
+            memo[mask] = value
+        return memo[mask]
+
+    return least((1 << len(hand)) - 1)
+
+
+def brute_optimal_partitions(hand: Sequence[int], rules: MeldRules) -> list[list[list[int]]]:
+    """Every minimum-deadwood arrangement, as lists of melds (lists of cards)."""
+    melds = meld_masks(hand, rules)
+    target = brute_deadwood(hand, rules)
+    found: list[list[list[int]]] = []
+
+    def walk(mask: int, spent: int, chosen: list[int]) -> None:
+        if not mask:
+            if spent == target:
+                found.append([[hand[i] for i in range(len(hand)) if m >> i & 1] for m in chosen])
+            return
+        low = (mask & -mask).bit_length() - 1
+        walk(mask ^ 1 << low, spent + rules.points(hand[low]), chosen)
+        for meld in melds.get(low, []):
+            if meld & mask == meld:
+                walk(mask ^ meld, spent, [*chosen, meld])
+
+    walk((1 << len(hand)) - 1, 0, [])
+    return found
+
+
+def brute_layoffs(hand: Sequence[int], targets: Sequence[Sequence[int]],
+                  rules: MeldRules) -> int:
+    """Least deadwood after own melds and chained layoffs, by trying every assignment."""
+    n = len(hand)
+    families = []
+    for target in targets:
+        kind = meld_kind(target, rules)
+        ok = {0: True}
+        for mask in range(1, 1 << n):  # a subset is layable if some last card completes it
+            ok[mask] = any(
+                mask >> i & 1 and ok[mask ^ 1 << i]
+                and meld_kind([*target, *(hand[k] for k in range(n) if mask >> k & 1)], rules)
+                == kind
+                and meld_kind([*target, *(hand[k] for k in range(n) if (mask ^ 1 << i) >> k & 1),
+                               hand[i]], rules) == kind
+                for i in range(n))
+        families.append([m for m, good in ok.items() if good])
+    best = None
+    for parts in product(*families):
+        union = 0
+        for part in parts:
+            if union & part:
+                break
+            union |= part
+        else:
+            rest = [hand[i] for i in range(n) if not union >> i & 1]
+            value = brute_deadwood(rest, rules)
+            best = value if best is None else min(best, value)
+    assert best is not None
+    return best
+
+
+def check_arrangement(hand: Sequence[int], arrangement: Arrangement, rules: MeldRules) -> None:
+    """Valid, disjoint melds; melds + deadwood are the hand; points add up."""
+    laid = [c for meld in arrangement.melds for c in meld] + list(arrangement.deadwood)
+    assert sorted(laid) == sorted(hand)
+    for meld in arrangement.melds:
+        assert meld_kind(meld, rules) is not None, meld
+    assert arrangement.points == sum(rules.points(c) for c in arrangement.deadwood)
+
+
+# --- worked examples ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rules", "text", "points"), [
+    (GIN, "4h 5h 6h 7h 7s 7d 8c 9c 10c 3s", 3),  # 1.4 greedy counterexample, G-1
+    (GIN, "5h 6h 7h 7s 7d 8c 9c 10c Ks Qd", 31),  # G-1
+    (CHICAGO, "2s 5h 5c 9d 10d Kc 3h", 23),  # C-2
+    (CHICAGO, "Qh Qd 2s 2c 9c 5d 5d", 9),
+    (CHICAGO, "Ks Kh 2c 9h 10h 6c 4h", 29),
+    (thirteen(1), "3c 7h 7s", 0),  # T-1
+    (thirteen(1), "3h 3s 7c", 0),
+    (thirteen(1), "3h 3s 3d", 0),
+    (thirteen(1, all_wild=False), "3h 3s 3d", 0),
+    (thirteen(1), "5d 6d 3s", 0),
+    (thirteen(1), "3h 7c Qd", 20),
+    (thirteen(1), "JK 2s 7d", 29),
+    (thirteen(1), "JK 7d 7s", 0),
+    (thirteen(1), "3h 3s JK", 0),
+    (thirteen(1, all_wild=False), "3h 3s JK", 26),
+    (thirteen(11), "Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As", 21),  # T-2
+    (thirteen(11, face_points=True), "Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As", 22),
+    (thirteen(11, ace_high=True), "Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As", 30),
+    (thirteen(11, ace_high=True, face_points=True),
+     "Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As", 33),
+    (thirteen(11), "Ks Kd 4c 5c 7c 9d 9s Qh Jh 2s 3h Ad 8s", 30),  # T-3
+    (thirteen(11), "Ac 4c 7c 10c 2d 5d 8d Jd 3h 6h 9h Qh Ks", 85),  # T-4
+    (thirteen(11, face_points=True), "Ac 4c 7c 10c 2d 5d 8d Jd 3h 6h 9h Qh Ks", 91),
+    (thirteen(11, ace_high=True), "Ac 4c 7c 10c 2d 5d 8d Jd 3h 6h 9h Qh Ks", 99),
+])
+def test_worked_examples(rules: MeldRules, text: str, points: int) -> None:
+    hand = cards(text)
+    arrangement = best_arrangement(hand, rules)
+    check_arrangement(hand, arrangement, rules)
+    assert arrangement.points == deadwood_points(hand, rules) == points
+    assert brute_deadwood(hand, rules) == points
+
+
+def test_greedy_counterexample_melds() -> None:
+    arrangement = best_arrangement(cards("4h 5h 6h 7h 7s 7d 8c 9c 10c 3s"), GIN)
+    assert set(arrangement.melds) == {cards("4h 5h 6h"), cards("7d 7h 7s"), cards("8c 9c 10c")}
+    assert arrangement.deadwood == cards("3s")
+    assert str(arrangement) == "8c 9c Tc | 7d 7h 7s | 4h 5h 6h / deadwood 3s (3)"
+
+
+def test_c2_melds() -> None:
+    arrangement = best_arrangement(cards("Qh Qd 2s 2c 9c 5d 5d"), CHICAGO)
+    assert sorted(map(sorted, arrangement.melds)) == sorted(
+        map(sorted, [cards("Qh Qd 2s"), cards("5d 5d 2c")]))
+    assert arrangement.deadwood == cards("9c")
+
+
+def test_t2_king_goes_with_queens_under_face_points() -> None:
+    hand = cards("Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As")
+    arrangement = best_arrangement(hand, thirteen(11, face_points=True))
+    assert set(arrangement.deadwood) == set(cards("Jc 10c As"))
+    arrangement = best_arrangement(hand, thirteen(11, ace_high=True))
+    assert set(arrangement.deadwood) == set(cards("Qd Jc 10c"))
+    assert cards("Qs Kh As") in arrangement.melds
+
+
+def test_t4_unmelded_wild_counts_its_rank() -> None:
+    arrangement = best_arrangement(cards("Ac 4c 7c 10c 2d 5d 8d Jd 3h 6h 9h Qh Ks"), thirteen(11))
+    assert arrangement.melds == ()
+    assert Card.parse("Ks") in arrangement.deadwood
+
+
+def layoff_cards(result: solver.LayoffResult, melds: Sequence[Sequence[Card]]) -> dict[str, str]:
+    """Laid-off card -> the first card of the meld it went on, as text."""
+    return {str(card): str(melds[index][0]) for card, index in result.layoffs}
+
+
+def test_g2_knock_with_layoffs() -> None:
+    knocker, defender = cards("2c 3c 4c 9h 9s 9d Js Qs Ks 5d"), cards(
+        "5c 6c 9c 10s 7h 7s 7d 4d 4h 8d")
+    shown, result = knocker_arrangement(knocker, defender, GIN, allow_layoffs=True)
+    assert shown.points == 5
+    assert result.points == 16
+    assert set(result.deadwood) == set(cards("4d 4h 8d"))
+    assert result.own_melds == (cards("7d 7h 7s"),)
+    assert layoff_cards(result, shown.melds) == {"5c": "2c", "6c": "2c", "9c": "9d", "Ts": "Js"}
+    laid = [str(card) for card, _ in result.layoffs]
+    assert laid.index("5c") < laid.index("6c")  # chained: 6c only fits after 5c
+    assert deadwood_points(defender, GIN) == 46
+
+
+def test_g3_undercut_by_laying_off_everything() -> None:
+    shown, result = knocker_arrangement(cards("Ac 2c 3c 8h 8s 8d 4h 5h 6h 9s"),
+                                        cards("Jc Jd Jh 5s 6s 7s 2d 3d 4d 7h"), GIN,
+                                        allow_layoffs=True)
+    assert shown.points == 9
+    assert result.points == 0
+    assert len(result.own_melds) == 3
+    assert layoff_cards(result, shown.melds) == {"7h": "4h"}
+
+
+def test_g4_card_fitting_nothing() -> None:
+    shown, result = knocker_arrangement(cards("2c 3c 4c 9h 9s 9d Js Qs Ks 8d"),
+                                        cards("5h 5s 5d 10h Jh Qh 2s 3s 4s 8h"), GIN,
+                                        allow_layoffs=True)
+    assert (shown.points, result.points, result.layoffs) == (8, 8, ())
+
+
+@pytest.mark.parametrize(("allow", "points"), [(False, 24), (True, 20)])
+def test_g5_gin_without_and_with_layoffs(allow: bool, points: int) -> None:
+    shown, result = knocker_arrangement(cards("As 2s 3s 4d 4c 4h 7c 8c 9c 10c"),
+                                        cards("Jh Qh Kh 5h 5s 5d 4s 2d 8d Qc"), GIN,
+                                        allow_layoffs=allow)
+    assert shown.points == 0
+    assert result.points == points
+    assert layoff_cards(result, shown.melds) == ({"4s": "As"} if allow else {})
+
+
+def test_best_layoffs_direct() -> None:
+    targets = [cards("2c 3c 4c"), cards("9h 9s 9d"), cards("Js Qs Ks")]
+    result = best_layoffs(cards("5c 6c 9c 10s 7h 7s 7d 4d 4h 8d"), targets, GIN)
+    assert result.points == 16
+    assert sorted(index for _, index in result.layoffs) == [0, 0, 1, 2]
+
+
+def test_knocker_blocks_layoffs() -> None:
+    """Of two equal arrangements the knocker shows the one the defender can use least."""
+    knocker = cards("4h 5h 6h 7h 7s 7d 7c As 2c 3d")
+    defender = cards("8h Kd Kc Qs Js 2d 9c 10d 5s 6c")
+    shown, result = knocker_arrangement(knocker, defender, GIN, allow_layoffs=True)
+    assert shown.points == 6
+    assert cards("7c 7d 7h 7s") in shown.melds
+    assert result.layoffs == ()
+    assert result.points == deadwood_points(defender, GIN) == 80
+    # The other arrangement would have let 8h go on 4h-7h.
+    assert best_layoffs(defender, [cards("4h 5h 6h 7h"), cards("7c 7d 7s")], GIN).points == 72
+
+
+def test_best_discard_and_forbidden() -> None:
+    hand = cards("4h 5h 6h 7s 7d 7c 8c 9c 10c Kd Qs")
+    assert best_discard(hand, GIN) == (Card.parse("Kd"), 10)  # ties: Kd and Qs, first by suit
+    assert best_discard(hand, GIN, forbidden=Card.parse("Kd")) == (Card.parse("Qs"), 10)
+    after = discard_deadwoods(hand, GIN)
+    assert after[Card.parse("Kd")] == after[Card.parse("Qs")] == 10
+    assert after[Card.parse("4h")] == 5 + 6 + 10 + 10
+    with pytest.raises(IllegalDiscard):
+        best_discard([], GIN)
+    with pytest.raises(IllegalDiscard):
+        best_discard(cards("Kd"), GIN, forbidden=Card.parse("Kd"))
+
+
+def test_errors() -> None:
+    with pytest.raises(CardError):
+        deadwood_points([5, 5, 6], GIN)
+    with pytest.raises(CardError):
+        deadwood_points([14], GIN)  # rank 14 is not a card
+    with pytest.raises(CardError):
+        best_arrangement([-1], GIN)
+    with pytest.raises(CardError):
+        discard_deadwoods([*cards("2c 2c#1"), Card.parse("2c")], CHICAGO)
+    with pytest.raises(InvalidMeld):
+        best_layoffs(cards("5c"), [cards("2c 3c 5c#1")], GIN)
+    with pytest.raises(CardError):
+        best_layoffs(cards("5c 4c"), [cards("2c 3c 4c")], GIN)
+    with pytest.raises(CardError):
+        best_layoffs(cards("5c"), [[1, 2, 15]], GIN)
+    with pytest.raises(CardError):
+        knocker_arrangement(cards("2c 3c 4c"), [16], GIN, allow_layoffs=True)
+
+
+def test_empty_and_edge_hands() -> None:
+    assert deadwood_points([], GIN) == 0
+    assert best_arrangement([], CHICAGO) == Arrangement((), (), 0)
+    assert deadwood_points(iter(cards("2c 2d 2h")), CHICAGO) == 0  # any iterable
+    twenty = [c for c in make_deck() if c.rank <= 5]
+    assert deadwood_points(twenty, GIN) == 0
+    assert deadwood_points(twenty, MeldRules(max_set_size=3)) == 0
+    with pytest.raises(ValueError, match="at most 20"):
+        deadwood_points(make_deck()[:21], GIN)
+    full_suit = [Card.make(r, 0) for r in range(1, 14)]
+    corner = MeldRules(ace_mode="round_the_corner")
+    (meld,) = best_arrangement(full_suit, corner).melds
+    assert sorted(meld) == full_suit
+    assert deadwood_points(cards("Kh Ah 2h Qs Ks As"), corner) == 0
+    assert deadwood_points(cards("Kh Ah 2h Qs Ks As"), BASIC_HIGH) == 10 + 15 + 2
+
+
+def test_caches_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    for points in range(40):
+        deadwood_points(cards("Ah 2h 3h"), MeldRules(ace_points=points + 1))
+    assert len(solver._REGISTRY.contexts) <= 16
+    monkeypatch.setattr(solver, "_MEMO_LIMIT", 50)
+    monkeypatch.setattr(solver, "_TRIM_EVERY", 1)
+    rules = MeldRules(max_set_size=0, wild_rank=13)
+    rng = random.Random(7)
+    deck = make_deck(2)
+    for _ in range(30):
+        hand = rng.sample(deck, 12)
+        assert deadwood_points(hand, rules) == best_arrangement(hand, rules).points
+    assert solver._context(rules).cache_size() < 5_000
+    solver.clear_caches()
+    assert solver._context(rules).cache_size() == 0
+
+
+def test_deterministic_and_order_free() -> None:
+    rng = random.Random(3)
+    deck = make_deck(2, 2)
+    for rules in (GIN, CHICAGO, thirteen(11), BASIC_HIGH):
+        for _ in range(30):
+            hand = rng.sample(deck if rules.wild_rank else make_deck(), 11)
+            shuffled = rng.sample(hand, len(hand))
+            assert best_arrangement(hand, rules) == best_arrangement(shuffled, rules)
+            assert best_discard(hand, rules) == best_discard(shuffled, rules)
+
+
+# --- properties against the brute force ------------------------------------------------------
+
+
+@st.composite
+def meld_rules(draw: st.DrawFn, *, wild: bool = True) -> MeldRules:
+    face = draw(st.booleans())
+    return MeldRules(
+        ace_mode=draw(st.sampled_from(ACE_MODES)),
+        max_set_size=draw(st.sampled_from([0, 3, 4, 5])),
+        wild_rank=draw(st.sampled_from([0, 2, 13]) | st.integers(1, 13)) if wild else 0,
+        all_wild_melds=draw(st.booleans()),
+        ace_points=draw(st.sampled_from([1, 15])),
+        jack_points=11 if face else 10,
+        queen_points=12 if face else 10,
+        king_points=13 if face else 10,
+        joker_points=draw(st.sampled_from([20, 0, 5])),
+    )
+
+
+@st.composite
+def small_deck(draw: st.DrawFn, rules: MeldRules, *, max_decks: int = 4) -> list[Card]:
+    """Cards of a few ranks and suits (dense in melds) from 1-4 decks, jokers maybe."""
+    decks = draw(st.integers(1, max_decks))
+    jokers = draw(st.sampled_from([0, 0, 1, 2]))
+    ranks = set(draw(st.lists(st.integers(1, 13), min_size=2, max_size=6, unique=True)))
+    if draw(st.booleans()):  # consecutive ranks, possibly round the corner
+        start = draw(st.integers(1, 13))
+        ranks = {(start + i - 1) % 13 + 1 for i in range(len(ranks))}
+    if rules.wild_rank:
+        ranks.add(rules.wild_rank)
+    suits = set(draw(st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True)))
+    return [c for c in make_deck(decks, jokers)
+            if c.is_joker or (c.rank in ranks and c.suit in suits)]
+
+
+@st.composite
+def rules_and_hand(draw: st.DrawFn, *, max_size: int = 8,
+                   wild: bool = True) -> tuple[MeldRules, list[Card]]:
+    rules = draw(meld_rules(wild=wild))
+    deck = draw(small_deck(rules, max_decks=4 if wild else 1))
+    return rules, draw(some_cards(deck, max_size))
+
+
+def some_cards(deck: list[Card], max_size: int) -> st.SearchStrategy[list[Card]]:
+    """Distinct cards of ``deck``, mostly near ``max_size`` of them."""
+    if not deck:
+        return st.just([])
+    return st.integers(0, min(max_size, len(deck))).flatmap(
+        lambda size: st.lists(st.sampled_from(deck), unique=True,
+                              min_size=max(size, min(len(deck), max_size) // 2),
+                              max_size=min(max_size, len(deck))))
+
+
+@settings(max_examples=500, deadline=None)
+@given(rules_and_hand(max_size=9))
+def test_arrangement_matches_brute_force(case: tuple[MeldRules, list[Card]]) -> None:
+    rules, hand = case
+    arrangement = best_arrangement(hand, rules)
+    check_arrangement(hand, arrangement, rules)
+    assert arrangement.points == deadwood_points(hand, rules) == brute_deadwood(hand, rules)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rules_and_hand(max_size=8))
+def test_discards_match_brute_force(case: tuple[MeldRules, list[Card]]) -> None:
+    rules, hand = case
+    assume(hand)
+    after = discard_deadwoods(hand, rules)
+    assert list(after) == hand
+    for i, card in enumerate(hand):
+        assert after[card] == brute_deadwood(hand[:i] + hand[i + 1:], rules)
+    card, points = best_discard(hand, rules)
+    least = min(after.values())
+    assert points == after[card] == least
+    assert rules.points(card) == max(rules.points(c) for c in hand if after[c] == least)
+    if len(hand) > 1:
+        other, _ = best_discard(hand, rules, forbidden=card)
+        assert other != card
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_gin_hands_match_brute_force(data: st.DataObject) -> None:
+    """Whole-deck hands of 10 and 11 cards under no-wild rules (the fast path)."""
+    rules = data.draw(meld_rules(wild=False))
+    deck = make_deck()
+    if data.draw(st.booleans()):
+        suits = data.draw(st.lists(st.integers(0, 3), min_size=2, max_size=4, unique=True))
+        deck = tuple(c for c in deck if c.suit in suits)
+    hand = data.draw(st.lists(st.sampled_from(deck), unique=True, min_size=10, max_size=11))
+    arrangement = best_arrangement(hand, rules)
+    check_arrangement(hand, arrangement, rules)
+    assert arrangement.points == brute_deadwood(hand, rules)
+    after = discard_deadwoods(hand, rules)
+    for i in data.draw(st.lists(st.integers(0, len(hand) - 1), max_size=3, unique=True)):
+        assert after[hand[i]] == brute_deadwood(hand[:i] + hand[i + 1:], rules)
+
+
+@st.composite
+def table_meld(draw: st.DrawFn, rules: MeldRules, deck: list[Card]) -> list[Card]:
+    """A valid meld of ``deck`` cards around a random one: a run or a set, maybe with a
+    wild card standing in for one of its cards."""
+    naturals = [c for c in deck if not rules.is_wild(c)]
+    assume(naturals)
+    anchor = draw(st.sampled_from(naturals))
+    if draw(st.booleans()):
+        length = draw(st.integers(3, 4))
+        start = anchor.rank - draw(st.integers(0, length - 1))
+        faces = [anchor.suit * 16 + (start + i - 1) % 13 + 1 for i in range(length)]
+        meld = [next((c for c in deck if c.face == f), anchor) for f in faces]
+    else:
+        same = [c for c in naturals if c.rank == anchor.rank]
+        assume(len(same) >= 3)
+        meld = draw(st.lists(st.sampled_from(same), min_size=3, max_size=4, unique=True))
+    wilds = [c for c in deck if rules.is_wild(c) and c not in meld]
+    use_wild: bool = draw(st.booleans())
+    if wilds and use_wild:
+        meld[draw(st.integers(0, len(meld) - 1))] = draw(st.sampled_from(wilds))
+    assume(len(set(meld)) == len(meld) and meld_kind(meld, rules) is not None)
+    return meld
+
+
+@st.composite
+def layoff_case(draw: st.DrawFn, *, wild: bool) -> tuple[MeldRules, list[list[Card]], list[Card]]:
+    rules = draw(meld_rules(wild=wild))
+    deck = draw(small_deck(rules, max_decks=2 if wild else 1))
+    targets: list[list[Card]] = []
+    for _ in range(draw(st.integers(1, 3))):
+        meld = draw(table_meld(rules, deck))
+        deck = [c for c in deck if c not in meld]
+        targets.append(meld)
+    return rules, targets, draw(some_cards(deck, 6 if wild else 7))
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(layoff_case(wild=False))
+def test_layoffs_match_brute_force(case: tuple[MeldRules, list[list[Card]], list[Card]]) -> None:
+    rules, targets, hand = case
+    check_layoffs(rules, targets, hand)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(layoff_case(wild=True))
+def test_layoffs_with_wilds_match_brute_force(
+        case: tuple[MeldRules, list[list[Card]], list[Card]]) -> None:
+    rules, targets, hand = case
+    check_layoffs(rules, targets, hand)
+
+
+def check_layoffs(rules: MeldRules, targets: list[list[Card]], hand: list[Card]) -> None:
+    result = best_layoffs(hand, targets, rules)
+    assert result.points == brute_layoffs(hand, targets, rules)
+    laid = [c for c, _ in result.layoffs]
+    own = [c for meld in result.own_melds for c in meld]
+    assert sorted(laid + own + list(result.deadwood)) == sorted(hand)
+    assert result.points == sum(rules.points(c) for c in result.deadwood)
+    for meld in result.own_melds:
+        assert meld_kind(meld, rules) is not None
+    grown = [list(t) for t in targets]
+    for card, index in result.layoffs:  # the order given is a legal chaining order
+        assert meld_kind([*grown[index], card], rules) == meld_kind(targets[index], rules)
+        grown[index].append(card)
+
+
+@st.composite
+def knock_case(draw: st.DrawFn) -> tuple[MeldRules, list[Card], list[Card]]:
+    """A knocker's hand and a defender's, often with a run and a set sharing a card
+    (so that equal arrangements differ in the layoffs they allow)."""
+    rules = draw(meld_rules(wild=False))
+    deck = list(make_deck())
+    knocker: list[Card] = []
+    if draw(st.booleans()):
+        rank, suit = draw(st.integers(1, 13)), draw(st.integers(0, 3))
+        low = rank - draw(st.sampled_from([0, 3, 1, 2]))  # the shared card at an end, often
+        knocker = [Card.make((low + i - 1) % 13 + 1, suit) for i in range(4)]
+        others = [Card.make(rank, s) for s in range(4) if s != suit]
+        knocker += others[:draw(st.sampled_from([3, 2]))]
+        near = {(rank + d - 1) % 13 + 1 for d in range(-5, 6)}
+        deck = [c for c in deck if c.rank in near and c not in knocker]
+    else:
+        deck = draw(small_deck(rules, max_decks=1))
+    knocker += draw(st.lists(st.sampled_from(deck), unique=True, max_size=8 - len(knocker)))
+    rest = [c for c in deck if c not in knocker]
+    defender = draw(st.lists(st.sampled_from(rest), unique=True, min_size=min(3, len(rest)),
+                             max_size=6)) if rest else []
+    return rules, knocker, defender
+
+
+@settings(max_examples=300, deadline=None)
+@given(knock_case(), st.booleans())
+def test_knocker_arrangement_matches_brute_force(
+        case: tuple[MeldRules, list[Card], list[Card]], allow: bool) -> None:
+    rules, knocker, defender = case
+    shown, result = knocker_arrangement(knocker, defender, rules, allow_layoffs=allow)
+    check_arrangement(knocker, shown, rules)
+    assert shown.points == brute_deadwood(knocker, rules)
+    if allow:
+        assert result.points == brute_layoffs(defender, shown.melds, rules)
+        assert result.points == max(brute_layoffs(defender, melds, rules)
+                                    for melds in brute_optimal_partitions(knocker, rules))
+    else:
+        assert result.layoffs == ()
+        assert result.points == brute_deadwood(defender, rules)
