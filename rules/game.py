@@ -146,6 +146,7 @@ class Game:
         self.meld_rules = self.hand_meld_rules()
         self.knock_limits = [0] * players
         self._rebuild_cards: tuple[Card, ...] = ()
+        self.last_showdown: Showdown | None = None  # public until the next deal
 
     # ------------------------------------------------------------------ queries
 
@@ -255,6 +256,7 @@ class Game:
         self.melds = []
         self.exhaustions = 0
         self.stock_only = False
+        self.last_showdown = None
         self.knock_limits = self.hand_knock_limits()
         self.on_deal()
         events: list[Event] = [HandDealt(
@@ -390,6 +392,7 @@ class Game:
             self.scores[seat] += gained
         result = HandScored(self.hand_no, outcome, winners, tuple(points), tuple(self.scores),
                             tuple(notes))
+        self.last_showdown = reveals[0] if reveals else None
         events: list[Event] = [*reveals, result]
         self.turn, self.taken = None, None
         self.phase = Phase.DEAL

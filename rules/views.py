@@ -49,10 +49,10 @@ class SeatView:
     winners: tuple[int, ...]
 
 
-def seat_view(game: Game, seat: int | None, last_showdown: Showdown | None = None) -> SeatView:
+def seat_view(game: Game, seat: int | None) -> SeatView:
     """The snapshot of ``game`` that ``seat`` may see (``None``: a spectator's).
 
-    ``last_showdown`` is the most recent showdown event, which is public once it happens.
+    The last showdown is public once it happens, until the next deal.
     """
     hand = tuple(sorted(game.hands[seat], key=sort_key)) if seat is not None else ()
     return SeatView(
@@ -77,7 +77,7 @@ def seat_view(game: Game, seat: int | None, last_showdown: Showdown | None = Non
         knock_limits=tuple(game.knock_limits),
         taken=game.taken,
         out_seat=getattr(game, "out_seat", None),
-        last_showdown=last_showdown,
+        last_showdown=game.last_showdown,
         results=tuple(game.results),
         winners=game.winners,
     )

@@ -17,10 +17,19 @@ from rummyhall.bots import RandomBot, SimpleBot
 from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.rules import (
     GAMES,
+    DeclareRummy,
+    Discard,
+    DrawDiscard,
+    DrawStock,
     Event,
     Game,
+    GoOut,
     HandDealt,
     HandScored,
+    IllegalAction,
+    Knock,
+    LayOff,
+    PassUpcard,
     Phase,
     SeatAction,
     event_for,
@@ -111,6 +120,7 @@ def play(game: Game, seed: int, check: bool) -> list[object]:
             view = seat_view(game, seat)
             if check:
                 check_view(game, seat, view)
+                check_legal_actions(game, seat, legal)
             choice: SeatAction = bot.choose(view, legal)
             action = choice
         events = game.apply(action)  # type: ignore[arg-type]
@@ -134,6 +144,40 @@ def check_view(game: Game, seat: int, view: object) -> None:
     assert not spectator & ({int(c) for hand in game.hands for c in hand} - public | stock)
 
 
+def snapshot(game: Game) -> tuple[object, ...]:
+    return (game.phase, game.turn, game.move_number, [list(h) for h in game.hands],
+            list(game.stock), list(game.discard), [m.cards for m in game.melds],
+            list(game.scores), game.taken)
+
+
+def check_legal_actions(game: Game, seat: int, legal: list[SeatAction]) -> None:
+    """legal_actions() is exactly what verify() accepts, over every action of these kinds
+    (melds aside: Basic Rummy's legal melds are checked one way), and a refused action
+    leaves the state untouched."""
+    hand = game.hands[seat]
+    universe: list[SeatAction] = [DrawStock(seat), DrawDiscard(seat), PassUpcard(seat),
+                                  DeclareRummy(seat), Knock(seat, None)]
+    for card in hand:
+        universe += [Discard(seat, card), Knock(seat, card), GoOut(seat, card)]
+        universe += [LayOff(seat, (card,), i) for i in range(len(game.melds))]
+    before = snapshot(game)
+    for action in universe:
+        assert game.can(action) == (action in legal), action
+    for action in legal:
+        assert game.can(action), action
+    for action in universe[:6]:
+        if not game.can(action):
+            try:
+                game.apply(action)
+            except IllegalAction:
+                pass
+            else:
+                raise AssertionError(f"{action} was applied though refused")
+    other = (seat + 1) % game.players
+    assert not game.can(Discard(other, game.hands[other][0])) if game.hands[other] else True
+    assert snapshot(game) == before
+
+
 def check_events(game: Game, events: list[Event]) -> None:
     for seat in [*range(game.players), None]:
         for event in events:
@@ -152,7 +196,7 @@ def check_events(game: Game, events: list[Event]) -> None:
 NO_SHRINK = (Stage.explicit, Stage.reuse, Stage.generate)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
           phases=NO_SHRINK)
 @given(game_setups())
 def test_random_games_keep_every_card_and_hide_what_they_must(

@@ -95,3 +95,30 @@ def test_deuces_arent_wild_plays_twelve_rounds_and_a_bonus_round_on_a_tie() -> N
     assert game.hand_size() == 14 and game.hand_meld_rules().wild_rank == 1
     with pytest.raises(OptionError):
         thirteen(4, deuces_arent_wild=True)
+
+
+def test_deuces_tie_after_round_12_is_settled_by_a_bonus_round() -> None:
+    game = thirteen(2, dealer=1, deuces_arent_wild=True)
+    game.round = 12  # 14 cards, aces wild
+    game.scores = [50, 50]
+    deal(game, {0: "2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc 2d 3d",
+                1: "2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh 2s 3s"}, "Js", stock="4d 4s")
+    game.apply(DrawStock(0))
+    game.apply(GoOut(0, card("Kc")))
+    game.apply(DrawStock(1))
+    events = game.apply(Discard(1, card("Kh")))
+    (result,) = [e for e in events if isinstance(e, HandScored)]
+    assert result.outcome == "round" and result.points == (0, 0)
+    assert not game.is_over and game.round == 13 and game.active == [True, True]
+    # the bonus round: 14 cards, aces wild; seat 1 goes out, seat 0 keeps 5 points
+    assert game.hand_size() == 14 and game.dealer == 0
+    deal(game, {1: "2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc 2d 3d",
+                0: "2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh 2s 5s"}, "Js", stock="4d 9d")
+    game.apply(DrawStock(1))
+    game.apply(GoOut(1, card("Kc")))
+    game.apply(DrawStock(0))
+    events = game.apply(Discard(0, card("9d")))
+    (result,) = [e for e in events if isinstance(e, HandScored)]
+    assert result.outcome == "bonus" and result.points == (0, 0)
+    assert isinstance(events[-1], GameOver) and events[-1].winners == (1,)
+    assert game.scores == [50, 50]
