@@ -1,0 +1,371 @@
+"""The sans-IO connection: bytes in, messages out; messages in, bytes out. Both roles.
+
+Theory of operation
+-------------------
+A :class:`Connection` does no I/O and reads no clock (the h11 style). Its owner feeds it
+the bytes it reads with :meth:`~Connection.receive_data` (``b""`` at end of stream) and
+calls :meth:`~Connection.next_event` until it returns :data:`NEED_DATA`; it turns each
+message it wants to send into bytes with :meth:`~Connection.send` and writes them.
+
+Both ends follow one conversation, whose states and moves are the table
+:data:`TRANSITIONS` below: ``(state, sender, message type) -> next state``. A
+connection looks the table up with its own role when it sends and with the peer's role
+when it receives. ``error!`` stands for an ``error`` whose ``fatal`` is true::
+
+    START    --client: hello-->          GREETING   (the server checks protocol, versions)
+    START    --server: error!-->         CLOSED     (server_full... before any hello)
+    GREETING --server: welcome-->        READY
+    GREETING --server: error!-->         CLOSED
+    READY    --client: any request-->    READY
+    READY    --client: bye-->            CLOSED
+    READY    --server: any push, error-->READY
+    READY    --server: error!-->         CLOSED
+    ERROR    --server: error!-->         CLOSED     (after a fatal RemoteProtocolError)
+    any state: end of stream at a frame boundary --> CLOSED
+
+A message the table does not allow is refused: by :meth:`send` with a
+:class:`LocalProtocolError` (nothing is sent, the state does not change), by
+:meth:`next_event` with a :class:`RemoteProtocolError`: ``handshake_required`` for a
+server whose first frame is not a hello, ``unexpected_message`` otherwise. Everything a
+peer gets wrong before READY is fatal. A fatal error puts the receiving end in ERROR,
+where a server may still send its fatal ``error`` and both ends must close.
+
+While GREETING, the server's :meth:`next_event` returns :data:`PAUSED` until it has
+sent its welcome (or error): frames a client sends early wait in the buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from enum import Enum, StrEnum
+from typing import Any, Final, Literal
+
+import msgpack
+
+from .errors import ERROR_CODES, LocalProtocolError, RemoteProtocolError
+from .framing import NO_FRAME, FrameDecoder, check_value, pack_header
+from .limits import (
+    MAX_FRAME,
+    MAX_FRAME_LIMIT,
+    MAX_ID,
+    MAX_ID_LEN,
+    MAX_SERVER_FRAME,
+    MAX_TEXT,
+    MIN_FRAME_LIMIT,
+    PROTOCOL,
+    VERSIONS,
+)
+from .messages import (
+    CLIENT,
+    CLIENT_MESSAGES,
+    MESSAGES,
+    SERVER,
+    SERVER_MESSAGES,
+    Error,
+    Hello,
+    Limits,
+    Message,
+    Role,
+    Welcome,
+)
+from .schema import SchemaError
+
+
+class State(StrEnum):
+    """Where a connection's conversation stands (the same names at both ends)."""
+
+    START = "START"
+    GREETING = "GREETING"
+    READY = "READY"
+    ERROR = "ERROR"
+    CLOSED = "CLOSED"
+
+
+class Sentinel(Enum):
+    """What :meth:`Connection.next_event` returns when it has no message."""
+
+    NEED_DATA = "NEED_DATA"
+    PAUSED = "PAUSED"
+    CLOSED = "CLOSED"
+
+    def __repr__(self) -> str:
+        return self.value
+
+
+NEED_DATA: Final = Sentinel.NEED_DATA
+"""No whole frame is buffered: read more bytes and call :meth:`Connection.receive_data`."""
+PAUSED: Final = Sentinel.PAUSED
+"""The server must answer the hello before reading further."""
+CLOSED: Final = Sentinel.CLOSED
+"""The conversation is over (end of stream, bye, or a fatal error): close the socket."""
+
+FATAL_ERROR: Final = "error!"
+"""The pseudo message type of an ``error`` with ``fatal: true`` in :data:`TRANSITIONS`."""
+
+# Module constants: reading an enum member off its class is slow on the hot path.
+START, GREETING, READY, ERROR = State.START, State.GREETING, State.READY, State.ERROR
+_CLOSED = State.CLOSED
+_HANDSHAKE = frozenset({"hello", "welcome", "bye"})
+
+TRANSITIONS: Final[Mapping[tuple[State, Role, str], State]] = {
+    (START, CLIENT, "hello"): GREETING,
+    (START, SERVER, FATAL_ERROR): State.CLOSED,
+    (GREETING, SERVER, "welcome"): READY,
+    (GREETING, SERVER, FATAL_ERROR): State.CLOSED,
+    **{(READY, CLIENT, t): READY for t in sorted(CLIENT_MESSAGES - _HANDSHAKE)},
+    (READY, CLIENT, "bye"): State.CLOSED,
+    **{(READY, SERVER, t): READY for t in sorted(SERVER_MESSAGES - _HANDSHAKE)},
+    (READY, SERVER, FATAL_ERROR): State.CLOSED,
+    (ERROR, SERVER, FATAL_ERROR): State.CLOSED,
+}
+"""The conversation: ``(state, sender role, message type) -> next state``."""
+
+
+def _moves(state: State, sender: Role) -> dict[str, State]:
+    return {t: nxt for (s, who, t), nxt in TRANSITIONS.items() if s is state and who is sender}
+
+
+_MOVES: Final = {(state, role): _moves(state, role) for state in State for role in Role}
+
+# The receiving fast path: message type -> (class, next state, needs a closer look).
+# "error" always takes the closer look (its fatal flag picks the move), as do the
+# messages that change the state (their handshake effects).
+_Entry = tuple[Callable[[dict[str, Any], str, int], Message], bool]
+_RECV: Final[dict[tuple[State, Role], dict[str, _Entry]]] = {
+    key: {t: (MESSAGES[t]._from_wire, t == "error" or nxt is not key[0])
+          for t, nxt in moves.items() if t != FATAL_ERROR}
+    | ({"error": (Error._from_wire, True)}
+       if FATAL_ERROR in moves and "error" not in moves else {})
+    for key, moves in _MOVES.items()
+}
+
+
+def _request_id(obj: Mapping[str, object]) -> int | str | None:
+    """The id of a received map when it is a valid request id (to echo in the error)."""
+    value = obj.get("id")
+    if type(value) is int and 0 <= value <= MAX_ID:
+        return value
+    if type(value) is str and 1 <= len(value) <= MAX_ID_LEN:
+        return value
+    return None
+
+
+def error_message(exc: RemoteProtocolError) -> Error:
+    """The ``error`` message that answers ``exc`` (its code, fatality and request id)."""
+    text = exc.message if len(exc.message) <= MAX_TEXT else exc.message[:MAX_TEXT - 3] + "..."
+    return Error(code=exc.code, message=text, fatal=exc.fatal, id=exc.request_id)
+
+
+class Connection:
+    """One end of a Rummy Hall connection, as a pure state machine.
+
+    ``role`` is :data:`CLIENT` or :data:`SERVER`; ``versions`` the protocol versions this
+    end speaks; ``max_frame`` (server only) the largest frame body it accepts, which its
+    welcome must announce.
+    """
+
+    def __init__(self, role: Role, *, versions: tuple[int, ...] = VERSIONS,
+                 max_frame: int = MAX_FRAME) -> None:
+        if not MIN_FRAME_LIMIT <= max_frame <= MAX_FRAME_LIMIT:
+            raise ValueError(f"max_frame must be {MIN_FRAME_LIMIT}..{MAX_FRAME_LIMIT}")
+        self.role = role
+        self.peer_role = SERVER if role is CLIENT else CLIENT
+        self.versions = tuple(versions)
+        self.version: int | None = None
+        """The version agreed in the handshake (None before)."""
+        self.hello: Hello | None = None
+        """The client's hello (sent or received)."""
+        self.limits: Limits | None = None
+        """The server's limits from its welcome (sent or received)."""
+        self._state = START
+        self._error: RemoteProtocolError | None = None
+        self._max_frame = max_frame
+        # Before the welcome, a client may send MAX_FRAME and a server MAX_SERVER_FRAME.
+        self._decoder = FrameDecoder(MAX_FRAME if role is SERVER else MAX_SERVER_FRAME)
+        self._send_limit = MAX_SERVER_FRAME if role is SERVER else MAX_FRAME
+        self._packer = msgpack.Packer()
+        self._set_state(START)
+
+    def __repr__(self) -> str:
+        return f"<Connection {self.role} {self._state}>"
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    def _set_state(self, state: State) -> None:
+        self._state = state
+        self._send_moves = _MOVES[state, self.role]
+        self._recv_moves = _MOVES[state, self.peer_role]
+        self._recv = _RECV[state, self.peer_role]
+        # next_event's one test: an error, the end, or a server waiting to answer a hello.
+        self._blocked = state is ERROR or state is _CLOSED or (state is GREETING
+                                                              and self.role is SERVER)
+
+    # ------------------------------------------------------------------ receiving
+
+    def receive_data(self, data: bytes) -> None:
+        """Feed bytes read from the peer; ``b""`` means the peer closed its side."""
+        if self._state is _CLOSED and data:
+            return  # the conversation is over: late bytes are of no interest
+        self._decoder.feed(data)
+
+    def next_event(self) -> Message | Literal[Sentinel.NEED_DATA, Sentinel.PAUSED,
+                                              Sentinel.CLOSED]:
+        """The next message from the peer, or a :class:`Sentinel`.
+
+        Raises :class:`RemoteProtocolError` when the peer broke the protocol. After a
+        non-fatal one the connection goes on (call again for the next frame); after a
+        fatal one every call raises it again.
+        """
+        if self._blocked:
+            if self._error is not None:
+                raise self._error
+            return CLOSED if self._state is _CLOSED else PAUSED
+        try:
+            obj = self._decoder.next_value()
+        except RemoteProtocolError as exc:
+            raise self._fail(exc) from None
+        if obj is NO_FRAME:
+            if self._decoder.eof:
+                self._set_state(_CLOSED)
+                return CLOSED
+            return NEED_DATA
+        # The fast path: a map whose type this state accepts, checked and built.
+        if type(obj) is dict:
+            kind: Any = obj.get("type")
+            try:
+                entry = self._recv.get(kind)
+            except TypeError:  # an unhashable type field: the slow path says what is wrong
+                entry = None
+            if entry is not None:
+                from_wire, closer_look = entry
+                try:
+                    msg: Message = from_wire(obj, kind, 1)
+                except SchemaError as exc:
+                    self._check_frame(obj)
+                    raise self._refuse(exc.code, str(exc), obj) from None
+                except RemoteProtocolError as exc:  # an unknown field broke the frame rules
+                    raise self._fail(exc) from None
+                if closer_look:
+                    self._received(msg, obj)
+                return msg
+        raise self._refused(obj)
+
+    def _refused(self, obj: object) -> RemoteProtocolError:
+        """The error for a frame the fast path did not accept (frame rules first)."""
+        self._check_frame(obj)
+        if type(obj) is not dict:
+            return self._refuse("bad_message", f"a frame must hold a map, not "
+                                               f"{type(obj).__name__}", None)
+        kind = obj.get("type")
+        if type(kind) is not str:
+            return self._refuse("bad_message", "the map has no string 'type'", obj)
+        if kind not in MESSAGES:
+            return self._refuse("unknown_type", f"unknown message type {kind!r}", obj)
+        if self._state is START and self.role is SERVER:
+            return self._refuse("handshake_required",
+                                f"the first message must be a hello, not {kind}", obj)
+        return self._refuse("unexpected_message", f"{kind} may not be sent by the "
+                            f"{self.peer_role} in state {self._state}", obj)
+
+    def _received(self, msg: Message, obj: Mapping[str, object]) -> None:
+        """A received message that may change the state: error, or a handshake move."""
+        kind = FATAL_ERROR if isinstance(msg, Error) and msg.fatal else msg.type
+        nxt = self._recv_moves.get(kind)
+        if nxt is None:
+            raise self._refuse("unexpected_message", f"a non-fatal error may not be sent "
+                               f"in state {self._state}", obj)
+        if nxt is not self._state:
+            self._enter(msg, nxt)
+
+    def _enter(self, msg: Message, nxt: State) -> None:
+        """Apply the handshake's effects of a received message, then change state."""
+        if isinstance(msg, Hello):
+            if msg.protocol != PROTOCOL:
+                raise self._refuse("unsupported_protocol",
+                                   f"this server speaks {PROTOCOL!r}, not {msg.protocol!r}",
+                                   None)
+            common = set(msg.versions) & set(self.versions)
+            if not common:
+                raise self._refuse("unsupported_version",
+                                   f"no common version: the client speaks "
+                                   f"{list(msg.versions)}, the server {list(self.versions)}",
+                                   None)
+            self.version = max(common)
+            self.hello = msg
+        elif isinstance(msg, Welcome):
+            if self.hello is None or msg.version not in self.hello.versions:
+                raise self._refuse("unsupported_version",
+                                   f"the server chose version {msg.version}, which this "
+                                   "client did not offer", None)
+            self.version = msg.version
+            self.limits = msg.limits
+            self._send_limit = msg.limits.max_frame
+            self._decoder.max_frame = msg.limits.max_server_frame
+        self._set_state(nxt)
+
+    def _check_frame(self, obj: object) -> None:
+        """Raise a fatal bad_frame if ``obj`` breaks the frame rules (they come first)."""
+        try:
+            check_value(obj)
+        except RemoteProtocolError as exc:
+            raise self._fail(exc) from None
+
+    def _refuse(self, code: str, message: str,
+                obj: Mapping[str, object] | None) -> RemoteProtocolError:
+        fatal = self._state is not READY or ERROR_CODES[code].fatal
+        rid = _request_id(obj) if obj is not None else None
+        return self._fail(RemoteProtocolError(message, code=code, fatal=fatal, request_id=rid))
+
+    def _fail(self, exc: RemoteProtocolError) -> RemoteProtocolError:
+        if exc.fatal:
+            self._error = exc
+            self._set_state(ERROR)
+        return exc
+
+    # ------------------------------------------------------------------ sending
+
+    def send(self, message: Message) -> bytes:
+        """The bytes of ``message``, to write to the peer.
+
+        Raises :class:`LocalProtocolError` (nothing sent, no change of state) when this
+        end may not send it now, or when its frame exceeds the peer's limit.
+        """
+        kind = message.type
+        if kind == "error" and message.fatal:  # type: ignore[attr-defined]
+            kind = FATAL_ERROR
+        nxt = self._send_moves.get(kind)
+        if nxt is None:
+            raise LocalProtocolError(f"the {self.role} may not send {message.type} in state "
+                                     f"{self._state}", code="unexpected_message")
+        if nxt is not self._state:
+            self._check_send(message)
+        body: bytes = self._packer.pack(message.to_wire())
+        if len(body) > self._send_limit:
+            raise LocalProtocolError(f"a {message.type} frame of {len(body)} bytes exceeds "
+                                     f"the peer's limit of {self._send_limit}",
+                                     code="frame_too_large")
+        if nxt is not self._state:
+            self._sent(message)
+            self._set_state(nxt)
+        return pack_header(len(body)) + body
+
+    def _check_send(self, message: Message) -> None:
+        if isinstance(message, Welcome):
+            if message.version != self.version:
+                raise LocalProtocolError(f"the welcome must choose version {self.version}, "
+                                         "the highest both ends speak")
+            if message.limits.max_frame != self._max_frame:
+                raise LocalProtocolError(f"the welcome must announce max_frame "
+                                         f"{self._max_frame}, this connection's limit")
+        elif isinstance(message, Hello) and not set(message.versions) & set(self.versions):
+            raise LocalProtocolError("the hello offers no version this connection speaks")
+
+    def _sent(self, message: Message) -> None:
+        if isinstance(message, Hello):
+            self.hello = message
+        elif isinstance(message, Welcome):
+            self.limits = message.limits
+            self._decoder.max_frame = self._max_frame
+            self._send_limit = message.limits.max_server_frame

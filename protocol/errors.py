@@ -1,0 +1,142 @@
+"""The protocol layer's errors and the table of every error code that goes on the wire.
+
+One root, split by whose fault it is (STYLE 5, after h11): :class:`LocalProtocolError`
+means *we* misused the connection (sent something illegal in our state, built an invalid
+message); :class:`RemoteProtocolError` means the *peer* misbehaved, and carries the code
+to answer with and whether the connection survives. Anything else escaping
+``rummyhall.protocol`` is a bug.
+
+:data:`ERROR_CODES` is the normative list of codes of docs/protocol.md ("Error codes"):
+each code's default fatality and meaning. It includes every ``code`` of the rules
+engine's errors, which the server forwards as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rummyhall.rules import RulesError
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorCode:
+    """One error code: whether the server closes after it, who sends it, and what it means."""
+
+    code: str
+    fatal: bool
+    meaning: str
+
+
+def _codes(*rows: tuple[str, bool, str]) -> dict[str, ErrorCode]:
+    return {code: ErrorCode(code, fatal, meaning) for code, fatal, meaning in rows}
+
+
+# Codes of the connection itself: framing, schema, handshake, limits, closing.
+_CONNECTION = _codes(
+    ("bad_frame", True, "the frame body is not one msgpack value obeying the frame rules "
+                        "(not msgpack, trailing bytes, a forbidden type, a non-string key, "
+                        "invalid UTF-8, too deep, too long), or the connection closed inside "
+                        "a frame"),
+    ("frame_too_large", True, "the length prefix exceeds the receiver's max_frame"),
+    ("bad_message", False, "the frame is not a valid message: not a map, no type, a "
+                           "required field missing, a field of the wrong type or out of range "
+                           "(fatal during the handshake)"),
+    ("unknown_type", False, "the message type is not one this protocol version knows"),
+    ("unexpected_message", False, "a known message that may not be sent now or in this "
+                                  "direction (fatal during the handshake)"),
+    ("handshake_required", True, "the first frame of a client was not a hello"),
+    ("unsupported_protocol", True, "the hello names another protocol than rummyhall"),
+    ("unsupported_version", True, "the client and the server share no protocol version"),
+    ("bad_name", True, "the name in the hello breaks the name rules"),
+    ("name_taken", True, "another connected player already uses this name"),
+    ("handshake_timeout", True, "no hello arrived within handshake_seconds"),
+    ("idle_timeout", True, "nothing arrived from the client within idle_seconds"),
+    ("rate_limited", False, "the frame arrived with the rate bucket empty and was ignored "
+                            "(fatal once burst frames in a row were refused)"),
+    ("slow_consumer", True, "the client does not read fast enough: its outgoing queue is full"),
+    ("session_replaced", True, "the same player connected again with its token; this older "
+                               "connection is closed"),
+    ("server_full", True, "the server has max_connections connections already"),
+    ("too_many_connections", True, "this address has too many connections already"),
+    ("server_shutdown", True, "the server is shutting down"),
+    ("internal_error", False, "the server failed to handle the request (a bug); nothing "
+                              "changed"),
+)
+
+# Codes of the lobby and the tables, answered to a request.
+_LOBBY = _codes(
+    ("no_such_table", False, "no table has this number (or it was removed)"),
+    ("no_such_seat", False, "the seat number is outside the table's seats"),
+    ("table_full", False, "join without a seat: every seat is taken"),
+    ("seat_taken", False, "the seat is occupied"),
+    ("seat_empty", False, "remove_bot: no house bot sits in this seat"),
+    ("already_seated", False, "the player already has a seat at this table"),
+    ("not_seated", False, "the player has no seat at this table (action, leave)"),
+    ("not_watching", False, "leave: the player neither sits nor watches at this table"),
+    ("not_creator", False, "only the table's creator may do this (add_bot, remove_bot, start)"),
+    ("already_started", False, "the table's game has started: seats and bots are fixed"),
+    ("not_started", False, "the table's game has not started yet"),
+    ("seats_empty", False, "start: some seat is still empty"),
+    ("game_over", False, "the table's game has ended"),
+    ("unknown_game", False, "create_table: no game of that name"),
+    ("unknown_strategy", False, "add_bot: the server has no bot strategy of that name"),
+    ("too_many_tables", False, "the server has max_tables tables already"),
+    ("spectator_only", False, "a spectator connection may not sit, create tables or bring "
+                              "bots"),
+    ("stale_action", False, "the action names a move that is not the current one; nothing "
+                            "changed (a fresh your_turn follows when it is still your turn)"),
+)
+
+
+def _rules_codes() -> dict[str, ErrorCode]:
+    """Every code of the rules engine's errors, found by walking RulesError's subclasses."""
+    found: dict[str, ErrorCode] = {}
+    pending: list[type[RulesError]] = [RulesError]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        doc = (cls.__doc__ or cls.__name__).strip().splitlines()[0]
+        if cls.code == "bad_shuffle":
+            doc += " (never sent: shuffles are the server's own)"
+        found.setdefault(cls.code, ErrorCode(cls.code, False, "rules: " + doc))
+    return dict(sorted(found.items()))
+
+
+ERROR_CODES: dict[str, ErrorCode] = {**_CONNECTION, **_LOBBY, **_rules_codes()}
+"""Every error code of protocol version 1, in the order of the document's table."""
+
+
+class ProtocolError(Exception):
+    """The root of the protocol layer's errors."""
+
+    def __init__(self, message: str, *, code: str = "bad_message") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class LocalProtocolError(ProtocolError):
+    """We misused the protocol: an invalid message, or one our state does not allow.
+
+    Raised by :meth:`Connection.send` and by message constructors. It is a bug in the
+    caller; nothing was sent and the connection's state did not change.
+    """
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer broke the protocol. ``code`` and ``fatal`` say what to answer.
+
+    ``request_id`` is the id of the offending request when it could be read, so that
+    the error reply can echo it. After a fatal error the connection accepts nothing more
+    but the fatal ``error`` message (server) and must be closed.
+    """
+
+    def __init__(self, message: str, *, code: str, fatal: bool,
+                 request_id: int | str | None = None) -> None:
+        super().__init__(message, code=code)
+        self.fatal = fatal
+        self.request_id = request_id
+
+    def __repr__(self) -> str:
+        return (f"RemoteProtocolError({self.message!r}, code={self.code!r}, "
+                f"fatal={self.fatal}, request_id={self.request_id!r})")

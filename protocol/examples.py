@@ -1,0 +1,286 @@
+"""Example messages and a whole hand of Gin on the wire, made with the real rules engine.
+
+docs/protocol.md's examples and its transcript, and the conformance kit
+(``conformance.json`` beside this module), are generated from here by
+tests/protocol/gen_docs.py; tests check that they stay in step.
+
+The transcript: two clients, ada and bob, meet at a Gin table; the deal is a shuffle
+seeded with :data:`SEED`; each seat plays a simple policy (pass the upcard, draw from the
+stock, knock when it may, else discard the card leaving the least deadwood). What each
+client receives is filtered by :func:`rummyhall.rules.event_for` and
+:func:`rummyhall.rules.seat_view` before it is encoded.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Final
+
+from rummyhall.rules import (
+    DeclareRummy,
+    DrawDiscard,
+    DrawStock,
+    Eliminated,
+    Event,
+    Game,
+    GameOver,
+    GoOut,
+    Knock,
+    LaidOff,
+    LayOff,
+    Meld,
+    Melded,
+    PassUpcard,
+    SeatAction,
+    Shuffle,
+    StockRebuilt,
+    WentOut,
+    best_discard,
+    event_for,
+    new_game,
+    options_to_dict,
+    parse_cards,
+    seat_view,
+)
+from rummyhall.rules import (
+    Discard as DiscardAction,
+)
+from rummyhall.rules import (
+    HandScored as HandScoredEvent,
+)
+
+from .connection import Connection
+from .messages import (
+    CLIENT,
+    SERVER,
+    ActionMessage,
+    AddBot,
+    Bye,
+    Chat,
+    CreateTable,
+    Error,
+    EventMessage,
+    GameInfo,
+    Games,
+    Hello,
+    Join,
+    Leave,
+    Limits,
+    ListGames,
+    ListTables,
+    Message,
+    Ok,
+    OptionInfo,
+    Ping,
+    Pong,
+    RemoveBot,
+    Resync,
+    Role,
+    Say,
+    SeatInfo,
+    Session,
+    Snapshot,
+    Start,
+    TableInfo,
+    TableRemoved,
+    Tables,
+    TableUpdate,
+    Turn,
+    Watch,
+    Welcome,
+    YourTurn,
+)
+from .payloads import action_to_wire, event_to_wire, games_catalogue, view_to_wire
+
+SEED: Final = 43
+TABLE: Final = 1
+TURN_MS: Final = 60_000
+TOKENS: Final = {"ada": "6a1f0c9e2b7d4e8fa3c5b0d9e1f2a7c4",
+                 "bob": "0f9e8d7c6b5a49382716a5b4c3d2e1f0"}
+PLAYERS: Final = {"ada": 1, "bob": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame of a transcript: who sent it, on which client's connection, what."""
+
+    sender: Role
+    client: str
+    message: Message
+
+
+def _welcome(name: str) -> Welcome:
+    return Welcome(version=1, server="Rummy Hall", limits=Limits(),
+                   features=("bots", "chat", "resume", "spectators", "turn_timers"),
+                   session=Session(player=PLAYERS[name], token=TOKENS[name], resumed=False))
+
+
+def _seat(seat: int, name: str | None) -> SeatInfo:
+    if name is None:
+        return SeatInfo(seat=seat, kind="empty", player=None, name=None, connected=False,
+                        bot=None)
+    return SeatInfo(seat=seat, kind="person", player=PLAYERS[name], name=name, connected=True,
+                    bot=None)
+
+
+def _info(game: Game | None, seats: list[str | None], state: str) -> TableInfo:
+    options = options_to_dict(game.options) if game is not None else \
+        options_to_dict(new_game("gin", players=2).options)
+    return TableInfo(table=TABLE, game="gin", options=options,
+                     seats=tuple(_seat(i, n) for i, n in enumerate(seats)), state=state,
+                     spectators=0, creator=PLAYERS["ada"], creator_name="ada",
+                     turn_seconds=TURN_MS // 1000, grace_seconds=120)
+
+
+def ready_pair(name: str = "ada") -> tuple[Connection, Connection]:
+    """A client and a server :class:`Connection` past the handshake (for tests, benches)."""
+    client, server = Connection(CLIENT), Connection(SERVER)
+    server.receive_data(client.send(Hello(versions=(1,), name=name, kind="person")))
+    server.next_event()
+    client.receive_data(server.send(_welcome(name)))
+    client.next_event()
+    return client, server
+
+
+def _policy(game: Game) -> SeatAction:
+    """Pass the upcard, draw from the stock, knock when allowed, else the best discard."""
+    legal = game.legal_actions()
+    knocks = [a for a in legal if isinstance(a, Knock)]
+    if knocks:
+        return knocks[0]
+    if str(game.phase) == "upcard":
+        return next(a for a in legal if isinstance(a, PassUpcard))
+    if str(game.phase) == "draw":
+        return next(a for a in legal if isinstance(a, DrawStock))
+    seat = game.to_move
+    assert seat is not None
+    card, _ = best_discard(game.hands[seat], game.meld_rules, forbidden=game.taken)
+    return DiscardAction(seat, card)
+
+
+def gin_transcript() -> list[Frame]:
+    """Every frame of two clients' session: handshake, lobby, and one hand of Gin."""
+    frames: list[Frame] = []
+    names = ("ada", "bob")
+
+    def c(name: str, message: Message) -> None:
+        frames.append(Frame(CLIENT, name, message))
+
+    def s(name: str, message: Message) -> None:
+        frames.append(Frame(SERVER, name, message))
+
+    for name in names:
+        c(name, Hello(versions=(1,), name=name, kind="person", client="example 1.0"))
+        s(name, _welcome(name))
+    c("ada", CreateTable(game="gin", players=2, turn_seconds=60, id=1))
+    s("ada", Ok(id=1, table=TABLE))
+    seats: list[str | None] = [None, None]
+    for name in names:
+        s(name, TableUpdate(info=_info(None, seats, "waiting")))
+    for number, name in enumerate(names):
+        c(name, Join(table=TABLE, seat=number, id=2))
+        seats[number] = name
+        s(name, Ok(id=2, table=TABLE, seat=number))
+        s(name, Snapshot(table=TABLE, seq=0, info=_info(None, seats, "waiting"), view=None))
+        for other in names:
+            s(other, TableUpdate(info=_info(None, seats, "waiting")))
+    c("ada", Start(table=TABLE, id=3))
+    s("ada", Ok(id=3, table=TABLE))
+    game = new_game("gin", players=2)
+    info = _info(game, seats, "playing")
+    for name in names:
+        s(name, TableUpdate(info=info))
+    for seat, name in enumerate(names):
+        s(name, Snapshot(table=TABLE, seq=0, info=info, view=view_to_wire(seat_view(game, seat))))
+    order = list(game.shuffle_cards())
+    random.Random(SEED).shuffle(order)
+    events = game.apply(Shuffle(tuple(order)))
+    seq = 0
+    request = 10
+    while True:
+        for event in events:
+            seq += 1
+            for seat, name in enumerate(names):
+                s(name, EventMessage(table=TABLE, seq=seq,
+                                     event=event_to_wire(event_for(event, seat))))
+        if any(isinstance(e, HandScoredEvent) for e in events):
+            break
+        mover = game.to_move
+        assert mover is not None
+        for name in names:
+            s(name, Turn(table=TABLE, seat=mover, move=game.move_number, time_left_ms=TURN_MS))
+        s(names[mover], YourTurn(table=TABLE, move=game.move_number,
+                                 legal=tuple(action_to_wire(a) for a in game.legal_actions()),
+                                 time_left_ms=TURN_MS))
+        action = _policy(game)
+        request += 1
+        c(names[mover], ActionMessage(table=TABLE, move=game.move_number,
+                                      action=action_to_wire(action), id=request))
+        s(names[mover], Ok(id=request, table=TABLE))
+        events = game.apply(action)
+    return frames
+
+
+# ------------------------------------------------------------------ one example per type
+
+
+def _games() -> Games:
+    gin = next(g for g in games_catalogue() if g["game"] == "gin")
+    options = tuple(OptionInfo(**o) for o in gin["options"][:2])
+    return Games(games=(GameInfo(game="gin", title=gin["title"], min_players=2, max_players=2,
+                                 options=options),), bots=("simple", "random"), id=4)
+
+
+def message_examples() -> dict[str, list[Message]]:
+    """At least one example of every message type (the transcript's first, or made here)."""
+    found: dict[str, list[Message]] = {}
+    for frame in gin_transcript():
+        found.setdefault(frame.message.type, [frame.message])
+    game_seats: list[str | None] = ["ada", None]
+    waiting = _info(None, game_seats, "waiting")
+    extra: list[Message] = [
+        Ping(id=7), Pong(id=7), Bye(), ListGames(id=4), _games(), ListTables(id=5),
+        Tables(tables=(waiting,), id=5), Leave(table=TABLE, id=8), Watch(table=TABLE, id=9),
+        AddBot(table=TABLE, seat=1, strategy="simple", id=6), RemoveBot(table=TABLE, seat=1, id=7),
+        Say(text="good luck!", table=TABLE, id=12), Chat(player=1, name="ada", text="good luck!",
+                                                        table=TABLE),
+        TableRemoved(table=TABLE), Resync(table=TABLE, id=13),
+        Error(code="stale_action", message="move 5 is over; the current move is 6", fatal=False,
+              id=11),
+        Error(code="server_shutdown", message="the server is shutting down", fatal=True),
+    ]
+    for message in extra:
+        found.setdefault(message.type, []).append(message)
+    return found
+
+
+def event_examples() -> dict[str, dict[str, Any]]:
+    """A wire example of every event kind (from the transcript, or made here)."""
+    found: dict[str, dict[str, Any]] = {}
+    for frame in gin_transcript():
+        if isinstance(frame.message, EventMessage) and frame.client == "ada":
+            found.setdefault(frame.message.event["kind"], frame.message.event)
+    c = parse_cards
+    made: list[Event] = [
+        Melded(0, 0, c("7h 8h 9h")), LaidOff(1, 0, c("Th"), c("7h 8h 9h Th")),
+        StockRebuilt(29, c("Kd")[0], 1), WentOut(2, c("Qs")[0]),
+        Eliminated((3,)), GameOver((1,), (0, 112), ("seat 1 reached 112",)),
+    ]
+    for event in made:
+        found.setdefault(event.kind, event_to_wire(event))
+    assert "showdown" in found and isinstance(found.get("showdown"), dict)
+    return found
+
+
+def action_examples() -> dict[str, dict[str, Any]]:
+    """A wire example of every action kind."""
+    c = parse_cards
+    actions: list[SeatAction] = [
+        DrawStock(0), PassUpcard(0), DiscardAction(0, c("Td")[0]), Meld(0, c("7h 8h 9h")),
+        LayOff(0, c("Th"), 0), Knock(0, c("3c")[0]), GoOut(0, c("Qs")[0]),
+    ]
+    actions[1:1] = [DrawDiscard(0)]
+    actions.append(DeclareRummy(0))
+    return {a.kind: action_to_wire(a) for a in actions}
+

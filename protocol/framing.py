@@ -1,0 +1,230 @@
+"""Framing and the frame rules: bytes in, frame bodies out; a body in, one checked value out.
+
+A frame is a 4-byte big-endian unsigned length, then that many bytes of body holding
+exactly one msgpack value. :class:`FrameDecoder` is incremental: it reads the length as
+soon as its four bytes arrive and refuses an oversized frame *before* buffering its body,
+so a 4 GiB prefix costs nothing. :func:`unpack_body` decodes a body under the frame rules
+of docs/protocol.md (only nil, bool, int, str, array and map with string keys; valid
+UTF-8; bounded lengths and nesting) and reports a violation as ``bad_frame``.
+
+Every error here is a :class:`RemoteProtocolError`, fatal: a peer whose framing is broken
+cannot be resynchronised.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Final
+
+import msgpack
+
+from .errors import LocalProtocolError, RemoteProtocolError
+from .limits import (
+    HEADER_SIZE,
+    INT_MAX,
+    INT_MIN,
+    MAX_ARRAY_LEN,
+    MAX_DEPTH,
+    MAX_KEY_LEN,
+    MAX_MAP_LEN,
+)
+
+_HEADER: Final = struct.Struct(">I")
+_unpackb: Final = msgpack.unpackb
+pack_header: Final = _HEADER.pack
+_COMPACT_AT: Final = 65_536  # drop consumed bytes once this many have piled up
+
+
+class _NoFrame:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NO_FRAME"
+
+
+NO_FRAME: Final = _NoFrame()
+"""What :meth:`FrameDecoder.next_value` returns until a whole frame is buffered."""
+
+
+def bad_frame(message: str) -> RemoteProtocolError:
+    """A fatal ``bad_frame`` error."""
+    return RemoteProtocolError(message, code="bad_frame", fatal=True)
+
+
+def encode_frame(body: bytes, max_frame: int) -> bytes:
+    """Prefix ``body`` with its length; raises :class:`LocalProtocolError` past ``max_frame``."""
+    size = len(body)
+    if size > max_frame:
+        raise LocalProtocolError(f"frame of {size} bytes exceeds the peer's limit of "
+                                 f"{max_frame}", code="frame_too_large")
+    return _HEADER.pack(size) + body
+
+
+class FrameDecoder:
+    """Cut a byte stream into frame bodies, refusing oversized ones before buffering them.
+
+    The bytes not yet consumed are ``self._data[self._pos:]``. When a ``bytes`` chunk
+    arrives with nothing pending (the usual case) it is kept as it is, without a copy;
+    otherwise the pending bytes live in a ``bytearray`` that grows.
+    """
+
+    __slots__ = ("_data", "_eof", "_pos", "max_frame")
+
+    def __init__(self, max_frame: int) -> None:
+        self.max_frame = max_frame
+        self._data: bytes | bytearray = b""
+        self._pos = 0
+        self._eof = False
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet returned as frames."""
+        return len(self._data) - self._pos
+
+    @property
+    def eof(self) -> bool:
+        return self._eof
+
+    def feed(self, data: bytes) -> None:
+        """Add received bytes; ``b""`` marks the end of the stream."""
+        if not data:
+            self._eof = True
+            return
+        if self._eof:
+            raise LocalProtocolError("data received after the end of the stream")
+        if self._pos == len(self._data) and type(data) is bytes:
+            self._data, self._pos = data, 0
+            return
+        pending = self._data
+        if type(pending) is not bytearray:
+            pending = bytearray(memoryview(pending)[self._pos:])
+            self._pos = 0
+        pending += data
+        self._data = pending
+
+    def _take(self, end: int) -> None:
+        """Consume the pending bytes up to ``end``."""
+        data = self._data
+        if end == len(data):
+            self._data, self._pos = b"", 0
+        elif end >= _COMPACT_AT and type(data) is bytearray:
+            del data[:end]
+            self._pos = 0
+        else:
+            self._pos = end
+
+    def next_frame(self) -> bytes | None:
+        """The next whole frame body, or None until more bytes arrive.
+
+        Raises :class:`RemoteProtocolError`: ``frame_too_large`` as soon as a length
+        prefix exceeds ``max_frame``, ``bad_frame`` when the stream ends inside a frame.
+        """
+        data, pos = self._data, self._pos
+        available = len(data) - pos
+        if available >= HEADER_SIZE:
+            (size,) = _HEADER.unpack_from(data, pos)
+            if size > self.max_frame:
+                raise RemoteProtocolError(
+                    f"frame length {size} exceeds max_frame {self.max_frame}",
+                    code="frame_too_large", fatal=True)
+            end = pos + HEADER_SIZE + size
+            if len(data) >= end:
+                body = bytes(data[pos + HEADER_SIZE:end])
+                self._take(end)
+                return body
+        if self._eof and available:
+            raise bad_frame(f"the stream ended inside a frame ({available} bytes of it "
+                            "received)")
+        return None
+
+    def next_value(self) -> object:
+        """The msgpack value of the next whole frame, or :data:`NO_FRAME` until one is here.
+
+        :func:`unpack_body` of :meth:`next_frame` in one step, for speed; raises what
+        they raise.
+        """
+        data, pos = self._data, self._pos
+        if len(data) - pos >= HEADER_SIZE:
+            (size,) = _HEADER.unpack_from(data, pos)
+            end = pos + HEADER_SIZE + size
+            if size <= self.max_frame and len(data) >= end:
+                body = data[pos + HEADER_SIZE:end]  # msgpack reads a bytearray as well
+                if end == len(data):
+                    self._data, self._pos = b"", 0
+                else:
+                    self._take(end)
+                try:
+                    return _unpackb(body, use_list=False, max_bin_len=0, max_ext_len=0,
+                                    max_array_len=MAX_ARRAY_LEN, max_map_len=MAX_MAP_LEN)
+                except Exception:
+                    return unpack_body(bytes(body))
+        frame = self.next_frame()
+        return NO_FRAME if frame is None else unpack_body(frame)
+
+
+def unpack_body(body: bytes) -> object:
+    """Decode one frame body under the frame rules (all but depth and key/int checks).
+
+    msgpack itself refuses invalid UTF-8 and non-string keys and bounds the lengths;
+    floats, bin and ext values pass here and are caught by :func:`check_value` or by the
+    message schema. Raises a fatal ``bad_frame`` :class:`RemoteProtocolError`.
+    """
+    try:
+        # raw=False and strict_map_key=True are msgpack's defaults; the string limit is
+        # the body's own length (unpackb's default), which the frame size bounds.
+        return _unpackb(body, use_list=False, max_bin_len=0, max_ext_len=0,
+                        max_array_len=MAX_ARRAY_LEN, max_map_len=MAX_MAP_LEN)
+    except msgpack.ExtraData:
+        raise bad_frame("trailing bytes after the msgpack value") from None
+    except UnicodeDecodeError:
+        raise bad_frame("a string is not valid UTF-8") from None
+    except msgpack.StackError:
+        raise bad_frame(f"nesting deeper than {MAX_DEPTH}") from None
+    except ValueError as exc:
+        text = str(exc)
+        if "max_bin_len" in text:
+            raise bad_frame("bin values are not allowed") from None
+        if "max_ext_len" in text:
+            raise bad_frame("ext values are not allowed") from None
+        if "exceeds max_" in text:
+            raise bad_frame(f"too long: {text}") from None
+        if "map key" in text:
+            raise bad_frame("map keys must be strings") from None
+        raise bad_frame("the frame body is not one msgpack value"
+                        + (f" ({text})" if text else "")) from None
+    except Exception as exc:  # msgpack may raise others on hostile input; all mean the same
+        raise bad_frame(f"the frame body is not msgpack ({type(exc).__name__})") from None
+
+
+def check_value(value: object, depth: int = 1) -> None:
+    """Check a decoded value (at nesting ``depth``) against the frame rules, recursively.
+
+    Used on the parts of a frame no schema reads (unknown fields, unknown message types)
+    and to tell a frame-rule violation from a schema error. Raises ``bad_frame``.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return
+    if kind is int:
+        if not INT_MIN <= value <= INT_MAX:  # type: ignore[operator]
+            raise bad_frame(f"integer {value} is outside the signed 64-bit range")
+        return
+    if kind is tuple or kind is dict:
+        if depth > MAX_DEPTH:
+            raise bad_frame(f"nesting deeper than {MAX_DEPTH}")
+        if kind is dict:
+            for key, item in value.items():  # type: ignore[attr-defined]
+                if type(key) is not str:
+                    raise bad_frame("map keys must be strings")
+                if len(key) > MAX_KEY_LEN:
+                    raise bad_frame(f"a map key is longer than {MAX_KEY_LEN} characters")
+                check_value(item, depth + 1)
+        else:
+            for item in value:  # type: ignore[attr-defined]
+                check_value(item, depth + 1)
+        return
+    if kind is float:
+        raise bad_frame("floats are not allowed")
+    if kind is bytes:
+        raise bad_frame("bin values are not allowed")
+    raise bad_frame(f"{kind.__name__} values are not allowed")

@@ -1,0 +1,54 @@
+"""The protocol's constants: its name, versions, port, frame rules and the server defaults.
+
+Every number here appears in docs/protocol.md; a server announces the ones a client
+must respect in the ``limits`` of its ``welcome``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+PROTOCOL: Final = "rummyhall"
+VERSION: Final = 1
+VERSIONS: Final = (1,)
+DEFAULT_PORT: Final = 7654
+
+# ---------------------------------------------------------------- frame rules
+HEADER_SIZE: Final = 4
+MAX_FRAME: Final = 65_536
+"""Default and pre-welcome limit of a frame body sent by a client (bytes)."""
+MAX_SERVER_FRAME: Final = 1_048_576
+"""Default limit of a frame body sent by a server; a client must accept this much."""
+MIN_FRAME_LIMIT: Final = 4_096
+MAX_FRAME_LIMIT: Final = 16_777_216
+MAX_DEPTH: Final = 16
+"""Containers nested in a frame, the message map counting as one."""
+MAX_ARRAY_LEN: Final = 4_096
+MAX_MAP_LEN: Final = 256
+MAX_KEY_LEN: Final = 64
+INT_MIN: Final = -(2**63)
+INT_MAX: Final = 2**63 - 1
+
+# ---------------------------------------------------------------- field bounds
+MAX_ID: Final = 2**53 - 1  # exact in every JSON/JavaScript number
+MAX_ID_LEN: Final = 64
+MAX_NAME: Final = 32
+MAX_CHAT: Final = 500
+MAX_TEXT: Final = 1_024  # any other free text (messages, notes)
+MAX_TABLE_ID: Final = 2**31 - 1
+MAX_PLAYER_ID: Final = 2**31 - 1
+MAX_SEATS: Final = 16
+MAX_SECONDS: Final = 86_400
+TOKEN_LEN: Final = 32  # 128 bits as lowercase hex
+
+# ---------------------------------------------------------------- server defaults
+MESSAGES_PER_SECOND: Final = 20
+BURST: Final = 40
+HANDSHAKE_SECONDS: Final = 10
+IDLE_SECONDS: Final = 120
+PING_SECONDS: Final = 30
+TURN_SECONDS: Final = 60
+GRACE_SECONDS: Final = 120
+MAX_CONNECTIONS: Final = 256
+MAX_PER_ADDRESS: Final = 16
+MAX_TABLES: Final = 128

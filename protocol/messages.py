@@ -1,0 +1,596 @@
+"""The message catalogue: one frozen dataclass per message type, defined once.
+
+Each class names its wire ``type`` and its sender, and each field its spec and the
+sentence that documents it; :func:`~.schema.compile_record` turns that into the checks
+run by the constructor (so an invalid message cannot be built: :class:`LocalProtocolError`),
+the reader of a received map (``bad_message``...), and ``to_wire()``. docs/protocol.md's
+field tables are generated from these declarations and a test keeps them in step.
+
+Field rules: a field whose default is None is *optional* on the wire (left out when
+None; absent and nil mean the same); every other field is *required* (nil only where its
+type says ``| nil``). Unknown fields are ignored.
+
+    >>> Ping(id=7).to_wire()
+    {'type': 'ping', 'id': 7}
+    >>> Hello(versions=(1,), name="ada", kind="person")
+    Hello(protocol='rummyhall', versions=(1,), name='ada', kind='person', token=None, client=None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, Self, TypeVar
+
+from .limits import (
+    BURST,
+    HANDSHAKE_SECONDS,
+    IDLE_SECONDS,
+    INT_MAX,
+    MAX_ARRAY_LEN,
+    MAX_CHAT,
+    MAX_FRAME,
+    MAX_FRAME_LIMIT,
+    MAX_ID,
+    MAX_NAME,
+    MAX_PLAYER_ID,
+    MAX_SEATS,
+    MAX_SECONDS,
+    MAX_SERVER_FRAME,
+    MAX_TABLE_ID,
+    MAX_TEXT,
+    MESSAGES_PER_SECOND,
+    MIN_FRAME_LIMIT,
+    PING_SECONDS,
+    PROTOCOL,
+    TOKEN_LEN,
+)
+from .payloads import ACTION, EVENT, LEGAL_ACTION, VIEW_SPEC
+from .schema import (
+    ArrayT,
+    BoolT,
+    EnumT,
+    IdT,
+    IntT,
+    MapT,
+    OptT,
+    RecordT,
+    ScalarT,
+    StrT,
+    compile_record,
+    spec,
+)
+
+
+class Role(StrEnum):
+    """Which end of a connection: the client sends requests, the server answers and pushes."""
+
+    CLIENT = "client"
+    SERVER = "server"
+
+
+CLIENT = Role.CLIENT
+SERVER = Role.SERVER
+
+
+def _is_name(text: str) -> bool:
+    return text.isprintable() and text == text.strip()
+
+
+def _is_line(text: str) -> bool:
+    return text.isprintable() and bool(text.strip())
+
+
+def _is_token(text: str) -> bool:
+    return all(c in "0123456789abcdef" for c in text)
+
+
+def _is_word(text: str) -> bool:
+    return text.isascii() and text.replace("_", "").isalnum() and text == text.lower()
+
+
+NAME = StrT(1, MAX_NAME, _is_name, "printable, no leading or trailing space", code="bad_name")
+LINE = StrT(1, MAX_CHAT, _is_line, "printable, not blank")
+TEXT = StrT(0, MAX_TEXT)
+WORD = StrT(1, 32, _is_word, "lowercase letters, digits and _")
+TOKEN = StrT(TOKEN_LEN, TOKEN_LEN, _is_token, "lowercase hex")
+TABLE = IntT(1, MAX_TABLE_ID)
+SEAT = IntT(0, MAX_SEATS - 1)
+PLAYER = IntT(1, MAX_PLAYER_ID)
+COUNT = IntT(0, INT_MAX)
+SECONDS = IntT(0, MAX_SECONDS)
+FRAME_LIMIT = IntT(MIN_FRAME_LIMIT, MAX_FRAME_LIMIT)
+ID_DOC = "the request id, echoed in the reply"
+
+
+# ------------------------------------------------------------------ the base classes
+
+
+class Record:
+    """A message or a record inside one: a frozen dataclass whose fields are checked."""
+
+    __slots__ = ()
+
+    def __post_init__(self) -> None:
+        """Replaced by the compiled field checks."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The map to pack (compiled)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _from_wire(d: dict[str, Any], path: str, depth: int) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def from_wire(cls, d: Mapping[str, Any]) -> Self:
+        """Build from a received map; raises :class:`~.schema.SchemaError`."""
+        record: Self = cls._from_wire(dict(d), _label(cls), 1)
+        return record
+
+
+class Message(Record):
+    """A protocol message. ``type`` is its wire type, ``sender`` who may send it."""
+
+    __slots__ = ()
+    type: ClassVar[str]
+    sender: ClassVar[Role]
+    #: A request (client) gets exactly one reply echoing its id: ``error`` or this type.
+    reply: ClassVar[str | None] = None
+
+
+MESSAGES: dict[str, type[Message]] = {}
+"""Every message class by its wire type, in the order of the document."""
+RECORDS: dict[str, type[Record]] = {}
+"""The records nested in messages, by class name."""
+
+_labels: dict[type[Any], str] = {}
+R = TypeVar("R", bound=type[Record])
+
+
+def _label(cls: type[Any]) -> str:
+    return _labels[cls]
+
+
+def record(cls: R) -> R:
+    """Register and compile a record class (a map inside messages)."""
+    _labels[cls] = cls.__name__
+    compile_record(cls, cls.__name__)
+    RECORDS[cls.__name__] = cls
+    return cls
+
+
+def message(type_: str, sender: Role, reply: str | None = None) -> Callable[[R], R]:
+    """Register and compile a message class of wire type ``type_`` sent by ``sender``."""
+
+    def register(cls: R) -> R:
+        cls.type = type_  # type: ignore[attr-defined]
+        cls.sender = sender  # type: ignore[attr-defined]
+        cls.reply = reply  # type: ignore[attr-defined]
+        _labels[cls] = type_
+        compile_record(cls, type_, {"type": type_})
+        MESSAGES[type_] = cls  # type: ignore[assignment]
+        return cls
+
+    return register
+
+
+# ------------------------------------------------------------------ records
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits(Record):
+    """The server's limits, announced in welcome; a client must stay within them."""
+
+    max_frame: int = spec(FRAME_LIMIT, "largest frame body the server accepts (bytes)",
+                          default=MAX_FRAME)
+    max_server_frame: int = spec(FRAME_LIMIT, "largest frame body the server sends (bytes)",
+                                 default=MAX_SERVER_FRAME)
+    max_name: int = spec(IntT(1, MAX_NAME), "longest player name (characters)",
+                         default=MAX_NAME)
+    max_chat: int = spec(IntT(1, MAX_CHAT), "longest chat line (characters)", default=MAX_CHAT)
+    messages_per_second: int = spec(IntT(1, 10_000), "rate bucket refill (frames per second)",
+                                    default=MESSAGES_PER_SECOND)
+    burst: int = spec(IntT(1, 10_000), "rate bucket size (frames)", default=BURST)
+    handshake_seconds: int = spec(IntT(1, MAX_SECONDS), "time allowed for the hello",
+                                  default=HANDSHAKE_SECONDS)
+    idle_seconds: int = spec(IntT(1, MAX_SECONDS), "a client silent this long is closed",
+                             default=IDLE_SECONDS)
+    ping_seconds: int = spec(IntT(1, MAX_SECONDS), "recommended keepalive interval",
+                             default=PING_SECONDS)
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Session(Record):
+    """Who the client is on this server, and the secret that brings it back."""
+
+    player: int = spec(PLAYER, "the player's id on this server")
+    token: str = spec(TOKEN, "secret resume token (128 random bits); send it in a later hello")
+    resumed: bool = spec(BoolT(), "true when the hello's token was recognised: same player, "
+                                  "seats kept")
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatInfo(Record):
+    """One seat of a table as the lobby shows it."""
+
+    seat: int = spec(SEAT, "the seat number, 0-based, in play order")
+    kind: str = spec(EnumT(("empty", "person", "bot", "house")),
+                     "empty; a person's or a remote bot's client (their hello kind); "
+                     "or a house bot")
+    player: int | None = spec(OptT(PLAYER), "the sitting player's id (nil when empty or house)")
+    name: str | None = spec(OptT(StrT(1, MAX_NAME)), "the sitter's name (nil when empty)")
+    connected: bool = spec(BoolT(), "the sitter is connected (house bots always are)")
+    bot: str | None = spec(OptT(WORD), "the strategy of the house bot playing this seat now: "
+                                       "a house seat, or a stand-in for an absent player")
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableInfo(Record):
+    """A table's summary: game, options, seats and state."""
+
+    table: int = spec(TABLE, "the table's number")
+    game: str = spec(WORD, "the game: basic, gin, chicago, three_thirteen")
+    options: Mapping[str, bool | int | str] = spec(
+        MapT(ScalarT()), "every option of the table (defaults filled in)")
+    seats: tuple[SeatInfo, ...] = spec(ArrayT(RecordT(SeatInfo), 1, MAX_SEATS), "the seats")
+    state: str = spec(EnumT(("waiting", "playing", "finished")),
+                      "waiting for start, playing, or finished")
+    spectators: int = spec(COUNT, "connections watching")
+    creator: int = spec(PLAYER, "the creator's player id (may add bots and start)")
+    creator_name: str = spec(StrT(1, MAX_NAME), "the creator's name")
+    turn_seconds: int = spec(SECONDS, "time per decision, 0 = no timer")
+    grace_seconds: int = spec(SECONDS, "how long a disconnected player's seat waits before a "
+                                       "house bot plays it")
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OptionInfo(Record):
+    """One table option of a game (from the rules engine's option specs)."""
+
+    name: str = spec(WORD, "the option's name, a key of create_table's options")
+    type: str = spec(EnumT(("bool", "int", "enum", "int_or_auto")), "its type")
+    default: bool | int | str = spec(ScalarT(), "the value when not given")
+    meaning: str = spec(TEXT, "what it does, in English")
+    allowed: str = spec(TEXT, "the allowed values, in words")
+    choices: tuple[str, ...] = spec(ArrayT(WORD), "an enum's values (empty otherwise)")
+    low: int | None = spec(OptT(IntT()), "an integer's lowest value", default=None)
+    high: int | None = spec(OptT(IntT()), "an integer's highest value", default=None)
+    values: tuple[int, ...] | None = spec(OptT(ArrayT(IntT())),
+                                          "the only integers allowed, when listed",
+                                          default=None)
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameInfo(Record):
+    """A game the server can host."""
+
+    game: str = spec(WORD, "its name, for create_table")
+    title: str = spec(StrT(1, 64), "its title")
+    min_players: int = spec(IntT(2, MAX_SEATS), "fewest seats")
+    max_players: int = spec(IntT(2, MAX_SEATS), "most seats")
+    options: tuple[OptionInfo, ...] = spec(ArrayT(RecordT(OptionInfo), 0, 64),
+                                           "every table option")
+
+
+# ------------------------------------------------------------------ the handshake
+
+
+@message("hello", CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(Message):
+    """The client's first frame: who it is and which protocol versions it speaks."""
+
+    protocol: str = spec(StrT(1, 32), f'always "{PROTOCOL}"', default=PROTOCOL)
+    versions: tuple[int, ...] = spec(ArrayT(IntT(1, 65_535), 1, 16),
+                                     "the protocol versions the client speaks")
+    name: str = spec(NAME, "the player's name, unique among connected players")
+    kind: str = spec(EnumT(("person", "bot", "spectator")),
+                     "person (a human's client), bot (a program), spectator (watches only)")
+    token: str | None = spec(OptT(TOKEN), "the token of an earlier session, to resume it",
+                             default=None)
+    client: str | None = spec(OptT(StrT(1, 64)), "the client software and its version, "
+                                                 "for the server's log", default=None)
+
+
+@message("welcome", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome(Message):
+    """The server accepts the hello: the version chosen, its limits and the session."""
+
+    version: int = spec(IntT(1, 65_535), "the version chosen: the highest both speak")
+    server: str = spec(StrT(1, 64), "the server's name")
+    limits: Limits = spec(RecordT(Limits), "the limits the client must respect")  # noqa: RUF009
+    features: tuple[str, ...] = spec(ArrayT(WORD, 0, 64),
+                                     "optional features this server offers")
+    session: Session = spec(RecordT(Session), "the client's identity")  # noqa: RUF009
+
+
+# ------------------------------------------------------------------ replies and keepalive
+
+
+@message("ok", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ok(Message):
+    """A request succeeded."""
+
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    table: int | None = spec(OptT(TABLE), "the table concerned (create_table: the new one)",
+                             default=None)
+    seat: int | None = spec(OptT(SEAT), "join: the seat taken", default=None)
+
+
+@message("error", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Error(Message):
+    """A request failed, or the connection is closing (fatal)."""
+
+    code: str = spec(WORD, "stable machine-readable code (see the table of codes)")
+    message: str = spec(TEXT, "what went wrong, for a human")
+    fatal: bool = spec(BoolT(), "true: the server closes the connection after this message")
+    id: int | str | None = spec(OptT(IdT()), "the id of the request refused, when it had one",
+                                default=None)
+
+
+@message("ping", CLIENT, reply="pong")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(Message):
+    """Keepalive: the server answers pong."""
+
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("pong", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pong(Message):
+    """The answer to a ping."""
+
+    id: int | str | None = spec(OptT(IdT()), "the ping's id", default=None)
+
+
+@message("bye", CLIENT)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bye(Message):
+    """The client leaves: the server closes; its seats go to house bots at once."""
+
+
+# ------------------------------------------------------------------ the lobby
+
+
+@message("list_games", CLIENT, reply="games")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListGames(Message):
+    """Ask for the games, their options and the house bot strategies."""
+
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("games", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Games(Message):
+    """The games this server hosts and the house bots it has."""
+
+    games: tuple[GameInfo, ...] = spec(ArrayT(RecordT(GameInfo), 0, 64), "the games")
+    bots: tuple[str, ...] = spec(ArrayT(WORD, 0, 64), "house bot strategies, for add_bot "
+                                                      "(the first is the default)")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("list_tables", CLIENT, reply="tables")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListTables(Message):
+    """Ask for every table."""
+
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("tables", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tables(Message):
+    """Every table of the server."""
+
+    tables: tuple[TableInfo, ...] = spec(ArrayT(RecordT(TableInfo), 0, 1024), "the tables")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("create_table", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateTable(Message):
+    """Create a table; the sender becomes its creator (it does not sit: join for that)."""
+
+    game: str = spec(WORD, "the game (see games)")
+    players: int = spec(IntT(2, MAX_SEATS), "the number of seats")
+    options: Mapping[str, bool | int | str] | None = spec(
+        OptT(MapT(ScalarT())), "house rules; the rest take their defaults", default=None)
+    turn_seconds: int | None = spec(OptT(SECONDS), "time per decision (0 = no timer); "
+                                                   "default 60", default=None)
+    grace_seconds: int | None = spec(OptT(SECONDS), "seat held for a disconnected player "
+                                                    "before a house bot plays; default 120",
+                                     default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("join", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Join(Message):
+    """Sit at a table (before it starts, or back in one's own seat)."""
+
+    table: int = spec(TABLE, "the table")
+    seat: int | None = spec(OptT(SEAT), "the seat wanted; absent: the first empty one",
+                            default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("leave", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leave(Message):
+    """Stand up from a table, or stop watching it."""
+
+    table: int = spec(TABLE, "the table")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("watch", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Watch(Message):
+    """Watch a table as a spectator (no hand is visible until the showdown)."""
+
+    table: int = spec(TABLE, "the table")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("add_bot", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AddBot(Message):
+    """The creator seats a house bot in an empty seat before the start."""
+
+    table: int = spec(TABLE, "the table")
+    seat: int = spec(SEAT, "the empty seat")
+    strategy: str | None = spec(OptT(WORD), "a strategy of games' bots; absent: the first",
+                                default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("remove_bot", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemoveBot(Message):
+    """The creator removes a house bot before the start."""
+
+    table: int = spec(TABLE, "the table")
+    seat: int = spec(SEAT, "the house bot's seat")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("start", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Start(Message):
+    """The creator starts the game; every seat must be filled."""
+
+    table: int = spec(TABLE, "the table")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("say", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Say(Message):
+    """Send a chat line to a table (its players and spectators) or to the whole lobby."""
+
+    text: str = spec(LINE, "the line")
+    table: int | None = spec(OptT(TABLE), "the table; absent: everyone connected",
+                             default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("chat", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chat(Message):
+    """A chat line somebody said."""
+
+    player: int = spec(PLAYER, "who said it")
+    name: str = spec(StrT(1, MAX_NAME), "their name")
+    text: str = spec(LINE, "the line")
+    table: int | None = spec(OptT(TABLE), "the table it was said at; absent: the lobby",
+                             default=None)
+
+
+@message("table_update", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableUpdate(Message):
+    """A table was created or changed (seats, connections, state): sent to every client."""
+
+    info: TableInfo = spec(RecordT(TableInfo), "the table's new summary")  # noqa: RUF009
+
+
+@message("table_removed", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableRemoved(Message):
+    """A table is gone (finished and emptied, or abandoned before its start)."""
+
+    table: int = spec(TABLE, "the table")
+
+
+# ------------------------------------------------------------------ the table
+
+
+@message("snapshot", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot(Message):
+    """Everything a seat (or a spectator) may see of a table, as of event ``seq``."""
+
+    table: int = spec(TABLE, "the table")
+    seq: int = spec(COUNT, "the number of the last event this view includes; the next "
+                           "event is seq + 1 (0: none yet)")
+    info: TableInfo = spec(RecordT(TableInfo), "the table's summary")  # noqa: RUF009
+    view: dict[str, Any] | None = spec(OptT(VIEW_SPEC), "the view of the game; nil before "  # noqa: RUF009
+                                                        "the game starts")
+
+
+@message("event", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventMessage(Message):
+    """Something happened at a table, as this connection's seat may see it."""
+
+    table: int = spec(TABLE, "the table")
+    seq: int = spec(IntT(1, INT_MAX), "the event's number at the table: 1, 2, 3... without "
+                                      "gaps on a connection")
+    event: dict[str, Any] = spec(EVENT, "the event (see Events)")  # noqa: RUF009
+
+
+@message("turn", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Turn(Message):
+    """A seat must decide now (sent to everyone at the table)."""
+
+    table: int = spec(TABLE, "the table")
+    seat: int = spec(SEAT, "the seat to move")
+    move: int = spec(COUNT, "the move number its action will name")
+    time_left_ms: int | None = spec(OptT(IntT(0, MAX_SECONDS * 1000)),
+                                    "milliseconds left to decide, as the server sent this; "
+                                    "nil without a timer")
+
+
+@message("your_turn", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class YourTurn(Message):
+    """This connection's seat must decide: the legal actions and the time left."""
+
+    table: int = spec(TABLE, "the table")
+    move: int = spec(COUNT, "the move number the action must name")
+    legal: tuple[dict[str, Any], ...] = spec(ArrayT(LEGAL_ACTION, 1, MAX_ARRAY_LEN),
+                                             "every legal action (see Actions); a Basic "
+                                             "Rummy layoff is listed card by card")
+    time_left_ms: int | None = spec(OptT(IntT(0, MAX_SECONDS * 1000)),
+                                    "milliseconds left, as the server sent this; nil "
+                                    "without a timer")
+
+
+@message("action", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActionMessage(Message):
+    """Play an action for this connection's seat."""
+
+    table: int = spec(TABLE, "the table")
+    move: int = spec(COUNT, "the move number of the your_turn it answers")
+    action: dict[str, Any] = spec(ACTION, "the action (see Actions)")  # noqa: RUF009
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("resync", CLIENT, reply="ok")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resync(Message):
+    """Ask for a fresh snapshot of a table (after a gap in seq)."""
+
+    table: int = spec(TABLE, "the table")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+CLIENT_MESSAGES: frozenset[str] = frozenset(t for t, c in MESSAGES.items() if c.sender is CLIENT)
+SERVER_MESSAGES: frozenset[str] = frozenset(t for t, c in MESSAGES.items() if c.sender is SERVER)
+assert MAX_ID > 0 and MAX_ARRAY_LEN > 0

@@ -1,0 +1,202 @@
+"""The connection state machine: handshake, transitions, local and remote errors."""
+
+# mypy narrows conn.state after one assert and cannot see send()/next_event() change it:
+# mypy: disable-error-code="comparison-overlap, unreachable"
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from rummyhall.protocol import (
+    CLIENT,
+    CLOSED,
+    MESSAGES,
+    NEED_DATA,
+    PAUSED,
+    SERVER,
+    TRANSITIONS,
+    Bye,
+    Connection,
+    CreateTable,
+    Error,
+    Hello,
+    Join,
+    Limits,
+    LocalProtocolError,
+    Ok,
+    Ping,
+    Pong,
+    RemoteProtocolError,
+    Session,
+    State,
+    Welcome,
+    error_message,
+)
+from rummyhall.protocol.examples import ready_pair
+
+SESSION = Session(player=1, token="ab" * 16, resumed=False)
+
+
+def welcome(version: int = 1, limits: Limits | None = None) -> Welcome:
+    return Welcome(version=version, server="s", limits=limits or Limits(), features=(),
+                   session=SESSION)
+
+
+def test_handshake() -> None:
+    client, server = Connection(CLIENT), Connection(SERVER, versions=(1, 2))
+    assert client.state is server.state is State.START
+    assert server.next_event() is NEED_DATA
+    server.receive_data(client.send(Hello(versions=(1, 3), name="ada", kind="bot")))
+    assert client.state is State.GREETING
+    hello = server.next_event()
+    assert isinstance(hello, Hello) and server.version == 1 and server.hello == hello
+    assert server.state is State.GREETING and server.next_event() is PAUSED
+    with pytest.raises(LocalProtocolError):  # the wrong version
+        server.send(welcome(version=2))
+    client.receive_data(server.send(welcome()))
+    assert server.state is State.READY
+    assert client.next_event() == welcome()
+    assert client.state is State.READY and client.version == 1
+    assert client.limits == Limits()
+
+
+def test_frames_sent_early_wait_for_the_welcome() -> None:
+    client, server = Connection(CLIENT), Connection(SERVER)
+    early_ping = ready_pair()[0].send(Ping(id=1))
+    server.receive_data(client.send(Hello(versions=(1,), name="ada", kind="bot")) + early_ping)
+    assert isinstance(server.next_event(), Hello)
+    assert server.next_event() is PAUSED
+    server.send(welcome())
+    assert server.next_event() == Ping(id=1)
+    assert server.next_event() is NEED_DATA
+
+
+def test_a_client_may_not_send_before_the_welcome() -> None:
+    client = Connection(CLIENT)
+    with pytest.raises(LocalProtocolError):
+        client.send(Ping())
+    client.send(Hello(versions=(1,), name="ada", kind="bot"))
+    with pytest.raises(LocalProtocolError) as info:
+        client.send(Ping())
+    assert info.value.code == "unexpected_message"
+    assert client.state is State.GREETING
+
+
+def test_each_side_sends_only_its_own_messages() -> None:
+    client, server = ready_pair()
+    with pytest.raises(LocalProtocolError):
+        client.send(Pong())
+    with pytest.raises(LocalProtocolError):
+        server.send(Ping())
+    with pytest.raises(LocalProtocolError):
+        client.send(Hello(versions=(1,), name="x", kind="bot"))
+
+
+def test_request_reply_and_non_fatal_error() -> None:
+    client, server = ready_pair()
+    server.receive_data(client.send(Join(table=3, id="j")))
+    assert server.next_event() == Join(table=3, id="j")
+    client.receive_data(server.send(Error(code="seat_taken", message="no", fatal=False, id="j"))
+                        + server.send(Ok(id="j")))
+    assert isinstance(client.next_event(), Error) and client.next_event() == Ok(id="j")
+    assert client.state is server.state is State.READY
+
+
+def test_fatal_error_closes_both_ends() -> None:
+    client, server = ready_pair()
+    client.receive_data(server.send(Error(code="server_shutdown", message="bye", fatal=True)))
+    assert server.state is State.CLOSED
+    assert isinstance(client.next_event(), Error)
+    assert client.state is State.CLOSED and client.next_event() is CLOSED
+    with pytest.raises(LocalProtocolError):
+        client.send(Ping())
+    with pytest.raises(LocalProtocolError):
+        server.send(Pong())
+
+
+def test_server_may_refuse_before_the_hello() -> None:
+    client, server = Connection(CLIENT), Connection(SERVER)
+    client.receive_data(server.send(Error(code="server_full", message="full", fatal=True)))
+    assert isinstance(client.next_event(), Error) and client.state is State.CLOSED
+
+
+def test_bye_closes() -> None:
+    client, server = ready_pair()
+    server.receive_data(client.send(Bye()))
+    assert server.next_event() == Bye() and server.state is State.CLOSED
+    server.receive_data(b"ignored")
+    assert server.next_event() is CLOSED
+
+
+def test_end_of_stream() -> None:
+    client, server = ready_pair()
+    server.receive_data(client.send(Ping(id=1)))
+    server.receive_data(b"")
+    assert server.next_event() == Ping(id=1)
+    assert server.next_event() is CLOSED and server.state is State.CLOSED
+
+
+def test_a_fatal_remote_error_sticks_and_allows_the_fatal_reply() -> None:
+    client, server = ready_pair()
+    server.receive_data(b"\xff\xff\xff\xff")
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert server.state is State.ERROR
+    with pytest.raises(RemoteProtocolError):
+        server.next_event()
+    with pytest.raises(LocalProtocolError):
+        server.send(Pong())
+    reply = error_message(info.value)
+    assert reply.fatal and reply.code == "frame_too_large"
+    client.receive_data(server.send(reply))
+    assert server.state is State.CLOSED
+    assert client.next_event() == reply
+
+
+def test_non_fatal_remote_error_echoes_the_id_and_goes_on() -> None:
+    client, server = ready_pair()
+    body = msgpack.packb({"type": "nope", "id": 5})
+    server.receive_data(len(body).to_bytes(4, "big") + body + client.send(Ping()))
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert (info.value.code, info.value.fatal, info.value.request_id) == ("unknown_type", False, 5)
+    assert server.next_event() == Ping()
+
+
+def test_welcome_limits_govern_both_directions() -> None:
+    client, server = Connection(CLIENT), Connection(SERVER, max_frame=4096)
+    server.receive_data(client.send(Hello(versions=(1,), name="ada", kind="bot")))
+    server.next_event()
+    with pytest.raises(LocalProtocolError):  # must announce its own limit
+        server.send(welcome())
+    client.receive_data(server.send(welcome(limits=Limits(max_frame=4096,
+                                                          max_server_frame=8192))))
+    client.next_event()
+    big = CreateTable(game="gin", players=2, options={f"o{i}": "x" * 1000 for i in range(5)})
+    with pytest.raises(LocalProtocolError) as info:
+        client.send(big)
+    assert info.value.code == "frame_too_large" and client.state is State.READY
+    server.send(Error(code="x", message="m" * 1000, fatal=False))  # within 8192
+
+
+def test_the_transition_table_covers_every_message() -> None:
+    sent = {t for (_, _, t) in TRANSITIONS} - {"error!"}
+    assert sent == set(MESSAGES)
+    for (state, sender, kind), nxt in TRANSITIONS.items():
+        if kind != "error!":
+            assert MESSAGES[kind].sender is sender, (state, kind)
+        assert nxt in State
+
+
+def test_welcome_with_a_version_not_offered() -> None:
+    client = Connection(CLIENT)
+    client.send(Hello(versions=(1,), name="ada", kind="bot"))
+    rogue = Connection(SERVER, versions=(1, 2))
+    rogue.receive_data(Connection(CLIENT, versions=(2,)).send(
+        Hello(versions=(2,), name="ada", kind="bot")))
+    rogue.next_event()
+    client.receive_data(rogue.send(welcome(version=2)))
+    with pytest.raises(RemoteProtocolError) as info:
+        client.next_event()
+    assert (info.value.code, info.value.fatal) == ("unsupported_version", True)

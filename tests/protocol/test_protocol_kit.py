@@ -1,0 +1,102 @@
+"""The conformance kit and the docs are generated, up to date, and true."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+
+import gen_docs
+import msgpack
+import pytest
+
+from rummyhall.protocol import (
+    CLIENT,
+    ERROR_CODES,
+    MESSAGES,
+    SERVER,
+    Connection,
+    Hello,
+    Message,
+    RemoteProtocolError,
+)
+from rummyhall.protocol.examples import ready_pair
+
+KIT = json.loads(resources.files("rummyhall.protocol").joinpath("conformance.json")
+                 .read_text(encoding="utf-8"))
+DOC = gen_docs.DOC.read_text(encoding="utf-8")
+
+
+def test_doc_and_kit_are_up_to_date() -> None:
+    assert gen_docs.main(["--check"]) == 0
+
+
+def test_every_message_type_is_documented_and_the_reverse() -> None:
+    assert gen_docs.message_types_in(DOC) == set(MESSAGES)
+    headings = set(re.findall(r"^#### `(\w+)`$", DOC, re.M))
+    assert set(MESSAGES) <= headings
+
+
+def test_every_error_code_is_in_the_doc_table() -> None:
+    table = set(re.findall(r"^\| `(\w+)` \| (?:yes|no) \|", DOC, re.M))
+    assert table == set(ERROR_CODES)
+
+
+def test_every_hex_example_decodes_to_its_json() -> None:
+    pairs = re.findall(r"```hex\n(.*?)```\s*```json\n(.*?)```", DOC, re.S)
+    assert len(pairs) >= len(MESSAGES)
+    for hex_text, json_text in pairs:
+        data = bytes.fromhex(hex_text.replace("\n", " "))
+        assert int.from_bytes(data[:4], "big") == len(data) - 4
+        assert msgpack.unpackb(data[4:], use_list=True) == json.loads(json_text)
+
+
+def _to(conn: Connection, data: bytes) -> Message:
+    conn.receive_data(data)
+    event = conn.next_event()
+    assert isinstance(event, Message), event
+    return event
+
+
+@pytest.mark.parametrize("frame", KIT["valid"], ids=lambda f: f["message"]["type"])
+def test_valid_frames_decode_and_encode_back(frame: dict[str, object]) -> None:
+    data = bytes.fromhex(str(frame["hex"]))
+    message = frame["message"]
+    assert isinstance(message, dict)
+    client, server = ready_pair()
+    if message["type"] == "hello":
+        server = Connection(SERVER)
+    elif message["type"] == "welcome":
+        client = Connection(CLIENT)
+        client.send(Hello(versions=(1,), name="ada", kind="person"))
+    got = _to(server if frame["from"] == "client" else client, data)
+    wire = got.to_wire()
+    assert gen_docs.plain(wire) == frame["message"]
+    assert len(msgpack.packb(wire)).to_bytes(4, "big") + msgpack.packb(wire) == data
+
+
+def test_the_transcript_replays_through_connections() -> None:
+    pairs = {name: (Connection(CLIENT), Connection(SERVER)) for name in ("ada", "bob")}
+    for frame in KIT["transcript"]:
+        client, server = pairs[frame["connection"]]
+        sender, receiver = (client, server) if frame["from"] == "client" else (server, client)
+        data = bytes.fromhex(frame["hex"])
+        got = _to(receiver, data)
+        assert isinstance(got, Message)
+        assert gen_docs.plain(got.to_wire()) == frame["message"]
+        assert sender.send(got) == data  # the sending end agrees, byte for byte
+    assert all(c.state.name == "READY" for pair in pairs.values() for c in pair)
+
+
+@pytest.mark.parametrize("case", KIT["invalid"], ids=lambda c: c["name"])
+def test_invalid_frames_are_refused_with_their_code(case: dict[str, object]) -> None:
+    if case["state"] == "READY":
+        client, server = ready_pair()
+    else:
+        client, server = Connection(CLIENT), Connection(SERVER)
+    receiver = server if case["to"] == "server" else client
+    receiver.receive_data(bytes.fromhex(str(case["hex"])))
+    receiver.receive_data(b"")
+    with pytest.raises(RemoteProtocolError) as info:
+        receiver.next_event()
+    assert (info.value.code, info.value.fatal) == (case["code"], case["fatal"])
