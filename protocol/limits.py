@@ -42,13 +42,13 @@ MAX_SECONDS: Final = 86_400
 TOKEN_LEN: Final = 32  # 128 bits as lowercase hex
 
 # ---------------------------------------------------------------- server defaults
-MESSAGES_PER_SECOND: Final = 20
-BURST: Final = 40
+MESSAGES_PER_SECOND: Final = 100
+BURST: Final = 200
 HANDSHAKE_SECONDS: Final = 10
 IDLE_SECONDS: Final = 120
 PING_SECONDS: Final = 30
-TURN_SECONDS: Final = 60
+TURN_SECONDS: Final = 0
 GRACE_SECONDS: Final = 120
-MAX_CONNECTIONS: Final = 256
-MAX_PER_ADDRESS: Final = 16
-MAX_TABLES: Final = 128
+MAX_CONNECTIONS: Final = 1024
+MAX_PER_ADDRESS: Final = 64
+MAX_TABLES: Final = 256

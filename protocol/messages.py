@@ -410,7 +410,8 @@ class CreateTable(Message):
     options: Mapping[str, bool | int | str] | None = spec(
         OptT(MapT(ScalarT())), "house rules; the rest take their defaults", default=None)
     turn_seconds: int | None = spec(OptT(SECONDS), "time per decision (0 = no timer); "
-                                                   "default 60", default=None)
+                                                   "default: the server's (0 out of the box)",
+                                    default=None)
     grace_seconds: int | None = spec(OptT(SECONDS), "seat held for a disconnected player "
                                                     "before a house bot plays; default 120",
                                      default=None)

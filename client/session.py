@@ -1,0 +1,548 @@
+"""The client library: a trio connection to a Rummy Hall server, kept alive and up to date.
+
+:func:`open_session` connects, says hello and keeps the client's model of every table
+it sits at or watches (:class:`TableState`) up to date from snapshots and events. If the
+connection drops it reconnects by itself with its token and the server sends fresh
+snapshots. Requests (``join``, ``action``...) return the server's reply or raise
+:class:`RequestRefused`; everything the server pushes is also offered, in order, as
+:class:`Update` values through :meth:`Session.updates`.
+
+It is the only networking code of the console client, the bot runner and the tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+import math
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from rummyhall import __version__
+from rummyhall.protocol import (
+    CLIENT,
+    CLOSED,
+    DEFAULT_PORT,
+    NEED_DATA,
+    ActionMessage,
+    AddBot,
+    Bye,
+    Chat,
+    Connection,
+    CreateTable,
+    Error,
+    EventMessage,
+    Games,
+    Hello,
+    Join,
+    Leave,
+    ListGames,
+    ListTables,
+    LocalProtocolError,
+    Message,
+    Ok,
+    Ping,
+    Pong,
+    RemoteProtocolError,
+    RemoveBot,
+    Resync,
+    Say,
+    Snapshot,
+    Start,
+    TableInfo,
+    TableRemoved,
+    Tables,
+    TableUpdate,
+    TokenBucket,
+    Turn,
+    Watch,
+    Welcome,
+    YourTurn,
+    action_to_wire,
+    event_from_wire,
+    legal_from_wire,
+    view_from_wire,
+)
+from rummyhall.rules import SeatAction, SeatView
+
+from .model import apply_event, apply_turn
+
+log = logging.getLogger("rummyhall.client")
+
+UPDATE_QUEUE = 4096
+REQUEST_TIMEOUT = 30.0
+#: Fatal errors after which reconnecting is pointless (any other drop is retried with the
+#: token: an idle timeout, a restart of the server...).
+FINAL_CODES = frozenset({"session_replaced", "name_taken", "bad_name", "unsupported_version",
+                         "unsupported_protocol"})
+
+
+class ClientError(Exception):
+    """The root of the client library's errors."""
+
+
+class RequestRefused(ClientError):
+    """The server refused a request: ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str, *, fatal: bool = False) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.fatal = fatal
+
+
+class ConnectionLost(ClientError):
+    """The connection dropped before the reply came (the request may or may not have run)."""
+
+
+class ServerClosed(ClientError):
+    """The server closed the session for good (a fatal error, or reconnecting gave up)."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class TableState:
+    """What this client knows of one table."""
+
+    table: int
+    seq: int = 0
+    info: TableInfo | None = None
+    view: SeatView | None = None
+    #: The legal actions and the move of the pending your_turn (empty when not our turn).
+    legal: tuple[SeatAction, ...] = ()
+    move: int | None = None
+    deadline: float | None = None  # trio time by which to act, when there is a timer
+
+    @property
+    def seat(self) -> int | None:
+        return self.view.seat if self.view is not None else None
+
+    @property
+    def my_turn(self) -> bool:
+        return self.move is not None
+
+
+@dataclass(frozen=True)
+class Update:
+    """Something the server pushed, in order. ``kind`` is one of: snapshot, event, turn,
+    your_turn, chat, table_update, table_removed, connection (``payload`` "lost",
+    "resumed" or "closed")."""
+
+    kind: str
+    table: int | None = None
+    payload: Any = None
+
+
+@dataclass
+class _Pending:
+    done: trio.Event = field(default_factory=trio.Event)
+    reply: Message | None = None
+    error: ClientError | None = None
+
+
+class Session:
+    """A connection to a server as one player. Use :func:`open_session`."""
+
+    def __init__(self, host: str, port: int, name: str, *, kind: str = "person",
+                 token: str | None = None, reconnect_seconds: float = 60.0) -> None:
+        self.host, self.port, self.name, self.kind = host, port, name, kind
+        self.token = token
+        self.reconnect_seconds = reconnect_seconds
+        self.player_id: int | None = None
+        self.server_name: str | None = None
+        self.welcome: Welcome | None = None
+        self.tables: dict[int, TableState] = {}
+        self.lobby: dict[int, TableInfo] = {}
+        self.connected = False
+        self.closed_reason: ServerClosed | None = None
+        self._stream: trio.SocketStream | None = None
+        self._conn: Connection | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._write_lock = trio.Lock()
+        self._updates_send, self._updates = trio.open_memory_channel[Update](UPDATE_QUEUE)
+        self._nursery: trio.Nursery | None = None
+        self._connected_event = trio.Event()
+        #: Updates not queued because nobody read them (the table models stay exact).
+        self.dropped_updates = 0
+        self._bucket: TokenBucket | None = None
+
+    # ------------------------------------------------------------------ connecting
+
+    async def _connect(self) -> None:
+        stream = await trio.open_tcp_stream(self.host, self.port)
+        conn = Connection(CLIENT)
+        hello = Hello(versions=(1,), name=self.name, kind=self.kind, token=self.token,
+                      client=f"rummyhall {__version__}")
+        try:
+            await stream.send_all(conn.send(hello))
+            with trio.fail_after(REQUEST_TIMEOUT):
+                welcome = await self._read_welcome(stream, conn)
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
+        resumed = welcome.session.resumed
+        self._stream, self._conn, self.welcome = stream, conn, welcome
+        self.player_id, self.token = welcome.session.player, welcome.session.token
+        self.server_name = welcome.server
+        self.connected = True
+        if not resumed:  # a new player: tables from a previous session are not ours
+            self.tables.clear()
+        self._connected_event.set()
+
+    async def _read_welcome(self, stream: trio.SocketStream, conn: Connection) -> Welcome:
+        while True:
+            event = conn.next_event()
+            if isinstance(event, Welcome):
+                return event
+            if isinstance(event, Error):
+                raise ServerClosed(event.message, event.code)
+            if event is NEED_DATA:
+                data = await stream.receive_some(65_536)
+                conn.receive_data(data)
+                continue
+            raise ServerClosed("the server closed the connection during the handshake")
+
+    async def _run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                   ) -> None:
+        """Read from the server; reconnect with the token after a drop."""
+        task_status.started()
+        while True:
+            try:
+                await self._read_loop()
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError,
+                    RemoteProtocolError) as exc:
+                log.info("connection lost: %s", exc)
+            self._lost()
+            if self.closed_reason is not None or not await self._reconnect():
+                self.closed_reason = self.closed_reason or ServerClosed("connection lost")
+                await self._push(Update("connection", payload="closed"))
+                return
+            await self._push(Update("connection", payload="resumed"))
+
+    def _lost(self) -> None:
+        self.connected = False
+        self._connected_event = trio.Event()
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.socket.close()
+        for pending in self._pending.values():
+            pending.error = ConnectionLost("the connection dropped")
+            pending.done.set()
+        self._pending.clear()
+        for state in self.tables.values():
+            state.legal, state.move = (), None
+
+    async def _reconnect(self) -> bool:
+        await self._push(Update("connection", payload="lost"))
+        give_up = trio.current_time() + self.reconnect_seconds
+        delay = 0.05
+        while trio.current_time() < give_up:
+            await trio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+            try:
+                await self._connect()
+                return True
+            except ServerClosed as exc:
+                if exc.code in ("name_taken", "bad_name", "unsupported_version"):
+                    self.closed_reason = exc
+                    return False
+            except (OSError, trio.TooSlowError, trio.BrokenResourceError,
+                    RemoteProtocolError) as exc:
+                log.debug("reconnect failed: %s", exc)
+        return False
+
+    async def _read_loop(self) -> None:
+        stream, conn = self._stream, self._conn
+        assert stream is not None and conn is not None
+        while True:
+            event = conn.next_event()
+            if event is NEED_DATA:
+                data = await stream.receive_some(65_536)
+                conn.receive_data(data)
+                continue
+            if event is CLOSED or not isinstance(event, Message):
+                return
+            await self._dispatch(event)
+
+    # ------------------------------------------------------------------ incoming
+
+    async def _dispatch(self, msg: Message) -> None:
+        request_id = getattr(msg, "id", None)
+        if isinstance(msg, Error):
+            if msg.fatal and msg.code in FINAL_CODES:
+                self.closed_reason = ServerClosed(msg.message, msg.code)
+            self._resolve(request_id, error=RequestRefused(msg.code, msg.message,
+                                                           fatal=msg.fatal))
+            return
+        if isinstance(msg, (Ok, Pong, Tables, Games)):
+            if isinstance(msg, Tables):
+                self.lobby = {t.table: t for t in msg.tables}
+            self._resolve(request_id, reply=msg)
+            return
+        handler = _PUSHES.get(type(msg))
+        if handler is not None:
+            await handler(self, msg)
+
+    def _resolve(self, request_id: object, *, reply: Message | None = None,
+                 error: ClientError | None = None) -> None:
+        pending = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
+        if pending is not None:
+            pending.reply, pending.error = reply, error
+            pending.done.set()
+
+    async def _snapshot(self, msg: Snapshot) -> None:
+        state = self.tables.setdefault(msg.table, TableState(msg.table))
+        state.seq, state.info = msg.seq, msg.info
+        state.view = view_from_wire(msg.view) if msg.view is not None else None
+        state.legal, state.move, state.deadline = (), None, None
+        self.lobby[msg.table] = msg.info
+        await self._push(Update("snapshot", msg.table, state))
+
+    async def _event(self, msg: EventMessage) -> None:
+        state = self.tables.get(msg.table)
+        if state is None or msg.seq <= state.seq:
+            return  # already in the snapshot
+        if msg.seq != state.seq + 1:
+            log.info("table %s: event %s after %s: resync", msg.table, msg.seq, state.seq)
+            self._nursery_soon(self._resync_quietly, msg.table)
+            return
+        state.seq = msg.seq
+        event = event_from_wire(msg.event)
+        if event is None:
+            return
+        if state.view is not None:
+            state.view = apply_event(state.view, event)
+        state.legal, state.move = (), None
+        await self._push(Update("event", msg.table, event))
+
+    async def _turn(self, msg: Turn) -> None:
+        state = self.tables.get(msg.table)
+        if state is not None and state.view is not None:
+            state.view = apply_turn(state.view, msg.seat, msg.move)
+        await self._push(Update("turn", msg.table, msg))
+
+    async def _your_turn(self, msg: YourTurn) -> None:
+        state = self.tables.get(msg.table)
+        if state is None or state.seat is None:
+            return
+        legal = (legal_from_wire(w, state.seat) for w in msg.legal)
+        state.legal = tuple(a for a in legal if a is not None)
+        state.move = msg.move
+        state.deadline = (trio.current_time() + msg.time_left_ms / 1000
+                          if msg.time_left_ms is not None else None)
+        if state.view is not None:
+            state.view = dataclasses.replace(state.view, to_move=state.seat,
+                                             move_number=msg.move)
+        await self._push(Update("your_turn", msg.table, state))
+
+    async def _chat(self, msg: Chat) -> None:
+        await self._push(Update("chat", msg.table, msg))
+
+    async def _table_update(self, msg: TableUpdate) -> None:
+        self.lobby[msg.info.table] = msg.info
+        state = self.tables.get(msg.info.table)
+        if state is not None:
+            state.info = msg.info
+        await self._push(Update("table_update", msg.info.table, msg.info))
+
+    async def _table_removed(self, msg: TableRemoved) -> None:
+        self.lobby.pop(msg.table, None)
+        self.tables.pop(msg.table, None)
+        await self._push(Update("table_removed", msg.table))
+
+    async def _push(self, update: Update) -> None:
+        """Offer an update; never blocks the reader (a full queue drops it, counted)."""
+        try:
+            self._updates_send.send_nowait(update)
+        except trio.WouldBlock:
+            self.dropped_updates += 1
+
+    def _nursery_soon(self, fn: Any, *args: Any) -> None:
+        if self._nursery is not None:
+            self._nursery.start_soon(fn, *args)
+
+    async def _resync_quietly(self, table: int) -> None:
+        try:
+            await self.resync(table)
+        except ClientError as exc:
+            log.info("resync of table %s failed: %s", table, exc)
+
+    # ------------------------------------------------------------------ outgoing
+
+    async def send(self, msg: Message) -> None:
+        """Send a message (no reply awaited); waits while reconnecting.
+
+        Sends are paced to the server's announced rate (``messages_per_second`` and
+        ``burst`` of its welcome), so a fast bot is slowed down, never refused.
+        """
+        await self.wait_connected()
+        async with self._write_lock:
+            await self._pace()
+            stream, conn = self._stream, self._conn
+            if stream is None or conn is None:
+                raise ConnectionLost("not connected")
+            await stream.send_all(conn.send(msg))
+
+    async def _pace(self) -> None:
+        limits = self.welcome.limits if self.welcome is not None else None
+        if limits is None:
+            return
+        if self._bucket is None:
+            # a little under the server's rate: its clock and ours do not tick together
+            self._bucket = TokenBucket(rate=limits.messages_per_second * 0.9,
+                                       burst=max(1, limits.burst // 2))
+        while not self._bucket.take(trio.current_time()):
+            await trio.sleep(1 / self._bucket.rate)
+
+    async def wait_connected(self, timeout: float | None = None) -> None:
+        """Wait until connected (raises :class:`ServerClosed` if the session has ended)."""
+        if self.closed_reason is not None:
+            raise self.closed_reason
+        with trio.fail_after(timeout if timeout is not None else self.reconnect_seconds + 5):
+            await self._connected_event.wait()
+
+    async def request(self, msg: Message, timeout: float = REQUEST_TIMEOUT) -> Message:
+        """Send a request with a fresh id; return its reply or raise :class:`ClientError`."""
+        request_id = next(self._ids)
+        msg = dataclasses.replace(msg, id=request_id)  # type: ignore[type-var]
+        pending = self._pending[request_id] = _Pending()
+        try:
+            await self.send(msg)
+            with trio.fail_after(timeout):
+                await pending.done.wait()
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            raise ConnectionLost(str(exc)) from None
+        finally:
+            self._pending.pop(request_id, None)
+        if pending.error is not None:
+            raise pending.error
+        assert pending.reply is not None
+        return pending.reply
+
+    async def list_tables(self) -> tuple[TableInfo, ...]:
+        reply = await self.request(ListTables())
+        assert isinstance(reply, Tables)
+        return reply.tables
+
+    async def list_games(self) -> Games:
+        reply = await self.request(ListGames())
+        assert isinstance(reply, Games)
+        return reply
+
+    async def create_table(self, game: str, players: int,
+                           options: Mapping[str, bool | int | str] | None = None, *,
+                           turn_seconds: int | None = None,
+                           grace_seconds: int | None = None) -> int:
+        """Create a table; returns its number (raises RequestRefused with bad_option...)."""
+        reply = await self.request(CreateTable(game=game, players=players,
+                                               options=dict(options or {}),
+                                               turn_seconds=turn_seconds,
+                                               grace_seconds=grace_seconds))
+        assert isinstance(reply, Ok) and reply.table is not None
+        return reply.table
+
+    async def join(self, table: int, seat: int | None = None) -> int:
+        """Sit at a table; returns the seat."""
+        reply = await self.request(Join(table=table, seat=seat))
+        assert isinstance(reply, Ok) and reply.seat is not None
+        return reply.seat
+
+    async def leave(self, table: int) -> None:
+        await self.request(Leave(table=table))
+        self.tables.pop(table, None)
+
+    async def watch(self, table: int) -> None:
+        await self.request(Watch(table=table))
+
+    async def add_bot(self, table: int, seat: int, strategy: str | None = None) -> None:
+        await self.request(AddBot(table=table, seat=seat, strategy=strategy))
+
+    async def remove_bot(self, table: int, seat: int) -> None:
+        await self.request(RemoveBot(table=table, seat=seat))
+
+    async def start(self, table: int) -> None:
+        await self.request(Start(table=table))
+
+    async def say(self, text: str, table: int | None = None) -> None:
+        await self.request(Say(text=text, table=table))
+
+    async def resync(self, table: int) -> None:
+        await self.request(Resync(table=table))
+
+    async def ping(self) -> None:
+        await self.request(Ping())
+
+    async def act(self, table: int, action: SeatAction) -> None:
+        """Play ``action`` for our seat at the move of the pending your_turn.
+
+        Raises :class:`RequestRefused` (``stale_action``, or the rules' code and reason).
+        """
+        state = self.tables.get(table)
+        move = state.move if state is not None and state.move is not None else (
+            state.view.move_number if state is not None and state.view is not None else 0)
+        await self.request(ActionMessage(table=table, move=move,
+                                         action=action_to_wire(action)))
+
+    # ------------------------------------------------------------------ updates
+
+    async def next_update(self, timeout: float = math.inf) -> Update:
+        """The next pushed update (raises trio.TooSlowError after ``timeout`` seconds)."""
+        with trio.fail_after(timeout):
+            return await self._updates.receive()
+
+    def updates(self) -> trio.MemoryReceiveChannel[Update]:
+        """The channel of pushed updates, for ``async for``."""
+        return self._updates
+
+    async def close(self) -> None:
+        """Leave politely: ``bye``, then close."""
+        self.closed_reason = self.closed_reason or ServerClosed("closed by the client")
+        stream, conn = self._stream, self._conn
+        if stream is None or conn is None:
+            return
+        with trio.move_on_after(1):
+            try:
+                async with self._write_lock:
+                    await stream.send_all(conn.send(Bye()))
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError,
+                    LocalProtocolError):
+                pass
+        await trio.aclose_forcefully(stream)
+
+
+@asynccontextmanager
+async def open_session(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, name: str,
+                       kind: str = "person", token: str | None = None,
+                       reconnect_seconds: float = 60.0) -> AsyncIterator[Session]:
+    """Connect and say hello; yield the :class:`Session`; say bye and close on exit.
+
+    Raises :class:`ServerClosed` if the server refuses the hello (``name_taken``...),
+    or ``OSError`` if it cannot be reached.
+    """
+    session = Session(host, port, name, kind=kind, token=token,
+                      reconnect_seconds=reconnect_seconds)
+    await session._connect()
+    async with trio.open_nursery() as nursery:
+        session._nursery = nursery
+        await nursery.start(session._run)
+        try:
+            yield session
+        finally:
+            await session.close()
+            nursery.cancel_scope.cancel()
+
+
+_PUSHES: dict[type[Message], Any] = {
+    Snapshot: Session._snapshot, EventMessage: Session._event, Turn: Session._turn,
+    YourTurn: Session._your_turn, Chat: Session._chat, TableUpdate: Session._table_update,
+    TableRemoved: Session._table_removed,
+}

@@ -1,0 +1,70 @@
+"""The LAN beacon: a server's announcement in one UDP datagram (docs/protocol.md, 12).
+
+A beacon is one msgpack map, not framed (a datagram has its own length)::
+
+    >>> data = encode_beacon(Beacon(name="Hall", port=7654, tables=2, players=5))
+    >>> decode_beacon(data)
+    Beacon(name='Hall', port=7654, tables=2, players=5, version=1, host=None)
+    >>> decode_beacon(b"not msgpack") is None
+    True
+
+A listener takes the server's address from the datagram's source unless ``host`` is
+given. Anything that is not a valid beacon is ignored (``decode_beacon`` returns None).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgpack
+
+from .limits import PROTOCOL, VERSION
+
+MAX_BEACON = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Beacon:
+    """What a server announces: its name, TCP port, tables and players, protocol version."""
+
+    name: str
+    port: int
+    tables: int
+    players: int
+    version: int = VERSION
+    host: str | None = None
+
+
+def encode_beacon(beacon: Beacon) -> bytes:
+    """The datagram announcing ``beacon``."""
+    body = {"type": "beacon", "protocol": PROTOCOL, "version": beacon.version,
+            "name": beacon.name, "port": beacon.port, "tables": beacon.tables,
+            "players": beacon.players}
+    if beacon.host is not None:
+        body["host"] = beacon.host
+    data: bytes = msgpack.packb(body)
+    return data
+
+
+def decode_beacon(data: bytes) -> Beacon | None:
+    """The beacon in a datagram, or None if it is not one."""
+    if len(data) > MAX_BEACON:
+        return None
+    try:
+        body = msgpack.unpackb(data, raw=False, strict_map_key=True, max_array_len=16,
+                               max_map_len=32, max_str_len=256, max_bin_len=0)
+    except (ValueError, msgpack.UnpackException):
+        return None
+    if not isinstance(body, dict) or body.get("type") != "beacon" \
+            or body.get("protocol") != PROTOCOL:
+        return None
+    name, port = body.get("name"), body.get("port")
+    tables, players = body.get("tables", 0), body.get("players", 0)
+    version, host = body.get("version"), body.get("host")
+    if not isinstance(name, str) or type(port) is not int or type(version) is not int \
+            or type(tables) is not int or type(players) is not int:
+        return None
+    if not 0 < port < 65_536 or (host is not None and not isinstance(host, str)):
+        return None
+    return Beacon(name=name[:64], port=port, tables=tables, players=players, version=version,
+                  host=host)

@@ -1,0 +1,168 @@
+"""The server's settings: defaults, a TOML file, environment variables and flags.
+
+Every setting has one name used everywhere: ``port`` is ``port = 7654`` in the TOML
+file, ``RUMMYHALL_PORT`` in the environment and ``--port`` on the command line. Later
+sources win: defaults, then the file, then the environment, then the flags.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rummyhall.protocol import DEFAULT_PORT
+
+ENV_PREFIX = "RUMMYHALL_"
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+class ConfigError(ValueError):
+    """A setting that is unknown, of the wrong type or out of range."""
+
+
+def _s(default: Any, meaning: str, *, low: float | None = None, high: float | None = None,
+       choices: tuple[str, ...] = ()) -> Any:
+    return field(default=default,
+                 metadata={"meaning": meaning, "low": low, "high": high, "choices": choices})
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything ``rummyhall serve`` can be told."""
+
+    host: str = _s("0.0.0.0", "address to listen on (0.0.0.0: every interface)")
+    port: int = _s(DEFAULT_PORT, "TCP port", low=0, high=65_535)
+    name: str = _s("Rummy Hall", "the server's name, shown to players and in the LAN beacon")
+    data: str = _s("", "the SQLite data file (empty: the per-user data directory)")
+    log_level: str = _s("info", "how much to log", choices=LOG_LEVELS)
+    beacon: bool = _s(True, "announce the server on the LAN (UDP broadcast)")
+    beacon_port: int = _s(DEFAULT_PORT, "UDP port of the LAN beacon", low=1, high=65_535)
+    beacon_address: str = _s("255.255.255.255", "where the beacon is sent")
+    beacon_seconds: float = _s(2.0, "seconds between two beacons", low=0.1, high=3600)
+    max_connections: int = _s(1024, "connections held at once", low=1, high=100_000)
+    max_per_address: int = _s(64, "connections from one address", low=1, high=100_000)
+    max_tables: int = _s(256, "tables at once", low=1, high=100_000)
+    max_frame: int = _s(65_536, "largest frame a client may send (bytes)",
+                        low=4096, high=16_777_216)
+    messages_per_second: int = _s(100, "frames per second a client may send, on average",
+                                  low=1, high=10_000)
+    burst: int = _s(200, "frames a client may send at once", low=1, high=10_000)
+    handshake_seconds: float = _s(10.0, "time a new connection has to say hello",
+                                  low=0.1, high=3600)
+    idle_seconds: float = _s(120.0, "a client silent this long is closed", low=1, high=86_400)
+    send_queue: int = _s(256, "messages waiting for a client; a client that does not read "
+                              "and overflows it is closed", low=8, high=100_000)
+    send_timeout: float = _s(10.0, "seconds one write may take before the client is closed",
+                             low=0.1, high=3600)
+    turn_seconds: int = _s(0, "default time per decision for people (0: no timer)",
+                           low=0, high=86_400)
+    bot_turn_seconds: int = _s(15, "time per decision for remote bot clients", low=1,
+                               high=86_400)
+    grace_seconds: int = _s(120, "default time a disconnected player's seat waits before "
+                                 "a house bot plays it", low=0, high=86_400)
+    house_delay: float = _s(0.4, "seconds a house bot waits before it plays (for people "
+                                 "to follow)", low=0, high=60)
+    hand_pause: float = _s(2.0, "seconds between the end of a hand and the next deal",
+                           low=0, high=60)
+    stand_in: str = _s("simple", "strategy of the house bot that plays for an absent player")
+    seed: int | None = _s(None, "shuffle seed, for tests and benchmarks only: seeded games "
+                                "are marked as such")
+
+    @classmethod
+    def load(cls, *, file: str | Path | None = None, env: Mapping[str, str] | None = None,
+             flags: Mapping[str, object] | None = None) -> Settings:
+        """Defaults, overridden by ``file`` (TOML), then ``env``, then ``flags``.
+
+        Raises :class:`ConfigError` naming the bad setting and its source.
+        """
+        values: dict[str, object] = {}
+        if file is not None:
+            path = Path(file)
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"cannot read {path}: {exc}") from exc
+            for key, value in data.items():
+                values[key] = _coerce(key, value, f"{path}")
+        for key, text in (env or {}).items():
+            if key.startswith(ENV_PREFIX) and key != ENV_PREFIX + "CONFIG":
+                name = key[len(ENV_PREFIX):].lower()
+                values[name] = _coerce(name, text, f"environment {key}")
+        for key, value in (flags or {}).items():
+            if value is not None:
+                values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+        return cls(**values)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_environment(cls, flags: Mapping[str, object] | None = None,
+                         file: str | Path | None = None) -> Settings:
+        """Like :meth:`load` with ``os.environ``; the file may come from RUMMYHALL_CONFIG."""
+        env = dict(os.environ)
+        return cls.load(file=file or env.get(ENV_PREFIX + "CONFIG"), env=env, flags=flags)
+
+
+def setting_fields() -> list[dataclasses.Field[Any]]:
+    """The settings in order, with their metadata (for --help and the docs)."""
+    return list(dataclasses.fields(Settings))
+
+
+_TYPES = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+def _coerce(name: str, value: object, source: str) -> object:
+    f = _TYPES.get(name)
+    if f is None:
+        raise ConfigError(f"{source}: unknown setting {name!r}; settings: {', '.join(_TYPES)}")
+    kind = str(f.type)
+    meta = f.metadata
+    try:
+        result: object
+        if kind == "bool":
+            result = _as_bool(value)
+        elif kind in ("int", "int | None"):
+            result = None if value in ("", None) and "None" in kind else _as_int(value)
+        elif kind == "float":
+            result = float(value) if isinstance(value, (int, float, str)) and not isinstance(
+                value, bool) else _fail()
+        else:
+            result = value if isinstance(value, str) else _fail()
+    except (TypeError, ValueError):
+        raise ConfigError(f"{source}: setting {name!r} must be of type {kind}, "
+                          f"not {value!r}") from None
+    if isinstance(result, (int, float)) and not isinstance(result, bool):
+        low, high = meta["low"], meta["high"]
+        if (low is not None and result < low) or (high is not None and result > high):
+            raise ConfigError(f"{source}: setting {name!r} = {result} is out of range "
+                              f"{low}..{high}")
+    if meta["choices"] and result not in meta["choices"]:
+        raise ConfigError(f"{source}: setting {name!r} must be one of "
+                          f"{', '.join(meta['choices'])}, not {result!r}")
+    return result
+
+
+def _fail() -> object:
+    raise TypeError
+
+
+def _as_bool(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false",
+                                                    "no", "off"):
+        return value.lower() in ("1", "true", "yes", "on")
+    raise TypeError
+
+
+def _as_int(value: object) -> int:
+    if isinstance(value, bool):
+        raise TypeError
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        return int(value.strip())
+    raise TypeError

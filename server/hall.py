@@ -1,0 +1,176 @@
+"""The whole server: the listener, the sessions, the lobby, the beacon, a clean shutdown.
+
+``Hall.serve`` is the structured-concurrency root: it reports readiness with
+``task_status.started()`` (the listening port), and when cancelled it stops accepting,
+tells every client ``server_shutdown``, lets the tables and the journal flush, and
+returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from collections import Counter
+
+import trio
+
+from rummyhall.protocol import Error as ErrorMessage
+from rummyhall.protocol import Hello
+
+from .beacon import run_beacon
+from .config import Settings
+from .lobby import Lobby
+from .players import Player
+from .session import ServerSession, fatal
+
+log = logging.getLogger("rummyhall.server")
+
+
+class Hall:
+    """A Rummy Hall server. ``await Hall(settings).serve()`` runs it until cancelled."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.lobby = Lobby(settings)
+        self.sessions: set[ServerSession] = set()
+        self._by_player: dict[int, ServerSession] = {}
+        self._per_address: Counter[str] = Counter()
+        self.port: int | None = None
+        self.closing = False
+
+    # ------------------------------------------------------------------ admission
+
+    def check_name(self, hello: Hello) -> ErrorMessage | None:
+        """The fatal error for a hello whose name is taken, or None."""
+        resumed = self.lobby.players.by_token(hello.token) if hello.token else None
+        if self.lobby.players.name_in_use(hello.name, besides=resumed):
+            owner = next((p for p in self.lobby.players.connected()
+                          if p.name.casefold() == hello.name.casefold()), None)
+            if owner is None or owner is not resumed:
+                return fatal("name_taken", f"the name {hello.name!r} is in use")
+        return None
+
+    def admit(self, hello: Hello, session: ServerSession) -> tuple[Player, bool]:
+        """The player of a new session: resumed with its token, or new.
+
+        An older session of the same player is closed with ``session_replaced``.
+        """
+        players = self.lobby.players
+        player = players.by_token(hello.token) if hello.token else None
+        resumed = player is not None
+        if player is None:
+            player = players.new(hello.name, hello.kind)
+        else:
+            player.name = hello.name
+            old = self._by_player.get(player.id)
+            if old is not None and old is not session:
+                old.close(fatal("session_replaced", "you connected again elsewhere"))
+        self._by_player[player.id] = session
+        log.info("%s: %s %r (%s) player %s", session.address,
+                 "resumed" if resumed else "hello", hello.name, hello.kind, player.id)
+        return player, resumed
+
+    def release(self, player: Player, session: ServerSession) -> bool:
+        """Forget ``session``; True if it was the player's current one (now disconnected)."""
+        if self._by_player.get(player.id) is session:
+            del self._by_player[player.id]
+            player.outbox = None
+            return True
+        return False
+
+    # ------------------------------------------------------------------ serving
+
+    async def serve(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+                    ) -> None:
+        """Listen and serve until cancelled; ``task_status.started(port)`` when listening."""
+        s = self.settings
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self.lobby.run)
+            listeners = await trio.open_tcp_listeners(s.port, host=s.host or None)
+            self.port = listeners[0].socket.getsockname()[1]
+            nursery.start_soon(self._accept, listeners, name="listener")
+            if s.beacon:
+                nursery.start_soon(run_beacon, self, name="beacon")
+            task_status.started(self.port)
+            try:
+                await trio.sleep_forever()
+            finally:
+                with trio.CancelScope(shield=True):
+                    await self._shutdown(listeners)
+
+    async def _accept(self, listeners: list[trio.SocketListener]) -> None:
+        async with trio.open_nursery() as handlers:
+            for listener in listeners:
+                handlers.start_soon(self._accept_on, listener, handlers)
+
+    async def _accept_on(self, listener: trio.SocketListener, handlers: trio.Nursery) -> None:
+        while True:
+            try:
+                stream = await listener.accept()
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                return
+            except OSError as exc:  # out of file descriptors, and the like: wait, go on
+                log.warning("accept failed: %s", exc)
+                await trio.sleep(0.1)
+                continue
+            handlers.start_soon(self._handle, stream)
+
+    async def _handle(self, stream: trio.SocketStream) -> None:
+        s = self.settings
+        try:
+            address = str(stream.socket.getpeername()[0])
+        except OSError:
+            await stream.aclose()
+            return
+        session = ServerSession(self, stream, address)
+        if self.closing:
+            refusal = fatal("server_shutdown", "the server is shutting down")
+        elif len(self.sessions) >= s.max_connections:
+            refusal = fatal("server_full", f"the server holds {len(self.sessions)} connections")
+        elif self._per_address[address] >= s.max_per_address:
+            refusal = fatal("too_many_connections", f"{address} has "
+                                                    f"{self._per_address[address]} connections")
+        else:
+            refusal = None
+        if refusal is not None:
+            with trio.move_on_after(1):
+                await session._send_now(refusal)
+                await stream.aclose()
+            return
+        self.sessions.add(session)
+        self._per_address[address] += 1
+        try:
+            await session.run()
+        finally:
+            self.sessions.discard(session)
+            self._per_address[address] -= 1
+            if not self._per_address[address]:
+                del self._per_address[address]
+
+    async def _shutdown(self, listeners: list[trio.SocketListener]) -> None:
+        """No new connections; every client is told; the tables stop."""
+        self.closing = True
+        log.info("shutting down: %d connections", len(self.sessions))
+        for listener in listeners:
+            await listener.aclose()
+        for session in list(self.sessions):
+            session.close(fatal("server_shutdown", "the server is shutting down"))
+        with trio.move_on_after(2):
+            while self.sessions:
+                await trio.sleep(0.01)
+        await self.lobby.shutdown()
+
+
+async def serve_until_signalled(settings: Settings,
+                                task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+                                ) -> None:
+    """Run a :class:`Hall` until SIGINT or SIGTERM, then shut it down cleanly."""
+    hall = Hall(settings)
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(hall.serve)
+            task_status.started(port)
+            async for signum in signals:
+                log.info("signal %s: stopping", signal.Signals(signum).name)
+                nursery.cancel_scope.cancel()
+                break

@@ -1,0 +1,202 @@
+"""The lobby: players, tables, and the requests that are not about one table's game.
+
+The lobby creates tables (options validated by the rules engine), lists them, routes
+table requests into each table's inbox, relays chat, and tells every connected client
+when a table changes. Tables run as tasks in the lobby's nursery.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+
+import trio
+
+from rummyhall.bots import STRATEGIES
+from rummyhall.protocol import (
+    Chat,
+    CreateTable,
+    Games,
+    Leave,
+    ListGames,
+    ListTables,
+    Message,
+    Ok,
+    Say,
+    TableRemoved,
+    Tables,
+    TableUpdate,
+    games_catalogue,
+)
+from rummyhall.protocol import Error as ErrorMessage
+from rummyhall.protocol.messages import GameInfo
+from rummyhall.rules import GAMES, OptionError, new_game, parse_options
+
+from .config import Settings
+from .players import Player, PlayerRegistry
+from .table import Command, Table, TableError
+
+log = logging.getLogger("rummyhall.lobby")
+
+
+class Lobby:
+    """Every player and table of the server."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.players = PlayerRegistry()
+        self.tables: dict[int, Table] = {}
+        self._next_table = 1
+        self._nursery: trio.Nursery | None = None
+        self._seed = random.Random(settings.seed) if settings.seed is not None else None
+        self._catalogue = Games(games=tuple(GameInfo.from_wire(g) for g in games_catalogue()),
+                                bots=STRATEGIES)
+        #: Called with each new table (the journal hooks itself in here, issue 5).
+        self.on_new_table: Callable[[Table], None] | None = None
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                  ) -> None:
+        """Host the tables' tasks until cancelled."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started()
+            await trio.sleep_forever()
+
+    # ------------------------------------------------------------------ requests
+
+    async def handle(self, player: Player, message: Message) -> None:
+        """Handle a request of ``player``: lobby requests here, table requests in the table."""
+        table_id = getattr(message, "table", None)
+        if isinstance(message, ListTables):
+            player.send(Tables(tables=tuple(t.info() for t in self.tables.values()),
+                               id=message.id))
+        elif isinstance(message, ListGames):
+            player.send(self._catalogue if message.id is None
+                        else Games(games=self._catalogue.games, bots=self._catalogue.bots,
+                                   id=message.id))
+        elif isinstance(message, CreateTable):
+            self._reply(player, message.id, self._create(player, message))
+        elif isinstance(message, Say):
+            self._reply(player, message.id, self._say(player, message))
+        elif isinstance(table_id, int):
+            table = self.tables.get(table_id)
+            if table is None:
+                self._reply(player, getattr(message, "id", None),
+                            TableError("no_such_table", f"there is no table {table_id}"))
+            elif not await self._to_table(table, Command(player, message)):
+                self._reply(player, getattr(message, "id", None),
+                            TableError("no_such_table", f"table {table_id} was removed"))
+        else:
+            log.warning("no handler for %r", message)
+
+    async def _to_table(self, table: Table, command: Command) -> bool:
+        """Queue a command for a table; False if the table is closed."""
+        try:
+            await table.inbox.send(command)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+        return True
+
+    def _reply(self, player: Player, request_id: int | str | None,
+               result: Message | TableError) -> None:
+        if isinstance(result, TableError):
+            player.send(ErrorMessage(code=result.code, message=result.message, fatal=False,
+                                     id=request_id))
+        else:
+            player.send(result)
+
+    def _create(self, player: Player, msg: CreateTable) -> Ok | TableError:
+        if player.kind == "spectator":
+            return TableError("spectator_only", "a spectator connection may not create tables")
+        if len(self.tables) >= self.settings.max_tables:
+            return TableError("too_many_tables", f"the server has {len(self.tables)} tables")
+        cls = GAMES.get(msg.game)
+        if cls is None:
+            return TableError("unknown_game", f"no game {msg.game!r}; games: "
+                                              f"{', '.join(GAMES)}")
+        try:
+            options = parse_options(msg.game, dict(msg.options or {}))
+            new_game(msg.game, options, players=msg.players)  # checks the seat count
+        except OptionError as exc:
+            return TableError(exc.code, str(exc))
+        table_id = self._next_table
+        self._next_table += 1
+        rng = random.Random(self._seed.random()) if self._seed is not None else None
+        table = Table(table_id, msg.game, options, msg.players, player,
+                      turn_seconds=self.settings.turn_seconds if msg.turn_seconds is None
+                      else msg.turn_seconds,
+                      grace_seconds=self.settings.grace_seconds if msg.grace_seconds is None
+                      else msg.grace_seconds,
+                      settings=self.settings, on_change=self._table_changed, rng=rng)
+        self.tables[table_id] = table
+        if self.on_new_table is not None:
+            self.on_new_table(table)
+        assert self._nursery is not None
+        self._nursery.start_soon(table.run, name=f"table {table_id}")
+        self._table_changed(table)
+        log.info("table %s: %s for %s players created by %s", table_id, msg.game, msg.players,
+                 player.name)
+        return Ok(id=msg.id, table=table_id)
+
+    def _say(self, player: Player, msg: Say) -> Ok | TableError:
+        chat = Chat(player=player.id, name=player.name, text=msg.text, table=msg.table)
+        if msg.table is None:
+            for other in self.players.connected():
+                other.send(chat)
+            return Ok(id=msg.id)
+        table = self.tables.get(msg.table)
+        if table is None:
+            return TableError("no_such_table", f"there is no table {msg.table}")
+        if table.seat_of(player) is None and player not in table.spectators:
+            return TableError("not_watching", "sit or watch at a table to chat there")
+        for other, _ in table.audience():
+            other.send(chat)
+        return Ok(id=msg.id, table=msg.table)
+
+    # ------------------------------------------------------------------ presence
+
+    async def connected(self, player: Player) -> None:
+        """``player`` has a live connection again: its tables send it their snapshots."""
+        for table_id in sorted(player.tables):
+            table = self.tables.get(table_id)
+            if table is not None:
+                await self._to_table(table, Command(player, "connected"))
+
+    async def disconnected(self, player: Player) -> None:
+        """``player`` lost its connection: its seats are held for the grace period."""
+        for table_id in sorted(player.tables):
+            table = self.tables.get(table_id)
+            if table is not None:
+                await self._to_table(table, Command(player, "disconnected"))
+        for table in list(self.tables.values()):
+            if table.creator is player:
+                self._table_changed(table)  # a waiting table of an absent creator may go
+
+    async def leave_all(self, player: Player) -> None:
+        """``bye``: the player stands up from every table (seats in play go to house bots)."""
+        for table_id in sorted(player.tables):
+            table = self.tables.get(table_id)
+            if table is not None:
+                await self._to_table(table, Command(player, Leave(table=table_id)))
+
+    def _table_changed(self, table: Table) -> None:
+        if self._removable(table):
+            self.tables.pop(table.id, None)
+            table.close()
+            update: Message = TableRemoved(table=table.id)
+        else:
+            update = TableUpdate(info=table.info())
+        for player in self.players.connected():
+            player.send(update)
+
+    def _removable(self, table: Table) -> bool:
+        """A table nobody sits at, once finished or while waiting with its creator gone."""
+        if any(s.player is not None for s in table.seats) or table.spectators:
+            return False
+        return table.state == "finished" or (table.state == "waiting"
+                                             and not table.creator.connected)
+
+    async def shutdown(self) -> None:
+        for table in list(self.tables.values()):
+            table.close()

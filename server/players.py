@@ -1,0 +1,120 @@
+"""Players and their outboxes.
+
+A :class:`Player` outlives its connections: it has a server-wide id, a name and a secret
+token that brings it back after a dropped connection. While connected it has an
+:class:`Outbox`, the bounded queue of messages waiting to be written to its socket.
+Everything here runs in the server's one trio thread, so no locks are needed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator
+
+import trio
+
+from rummyhall.protocol import Message
+
+
+class Outbox:
+    """A connection's bounded queue of outgoing messages.
+
+    :meth:`put` never blocks: a client that does not read fills its queue, and the
+    next message closes the connection through ``on_overflow`` (a slow consumer is
+    dropped, never waited on).
+    """
+
+    def __init__(self, size: int, on_overflow: Callable[[], None]) -> None:
+        self._send, self.receive = trio.open_memory_channel[Message](size)
+        self._on_overflow = on_overflow
+        self.closed = False
+
+    def put(self, message: Message) -> bool:
+        """Queue ``message``; False (and the connection is being closed) if it cannot."""
+        if self.closed:
+            return False
+        try:
+            self._send.send_nowait(message)
+        except trio.WouldBlock:
+            self.closed = True
+            self._on_overflow()
+            return False
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            self.closed = True
+            return False
+        return True
+
+    def close(self) -> None:
+        self.closed = True
+        self._send.close()
+
+
+class Player:
+    """Somebody (a person, a remote bot, a spectator tool) known to this server."""
+
+    def __init__(self, player_id: int, name: str, kind: str, token: str) -> None:
+        self.id = player_id
+        self.name = name
+        self.kind = kind
+        self.token = token
+        self.outbox: Outbox | None = None
+        self.tables: set[int] = set()  # tables where this player sits or watches
+
+    @property
+    def connected(self) -> bool:
+        return self.outbox is not None and not self.outbox.closed
+
+    def send(self, message: Message) -> bool:
+        """Queue a message if connected; False when it could not be queued."""
+        return self.outbox.put(message) if self.outbox is not None else False
+
+    def __repr__(self) -> str:
+        return f"Player({self.id}, {self.name!r}, {self.kind})"
+
+
+class PlayerRegistry:
+    """Every player this server knows, by id and by token."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, Player] = {}
+        self._by_token: dict[str, Player] = {}
+        self._next_id = 1
+
+    def new(self, name: str, kind: str) -> Player:
+        """A new player with a fresh secret token (128 random bits)."""
+        player = Player(self._next_id, name, kind, secrets.token_hex(16))
+        self._next_id += 1
+        self._by_id[player.id] = player
+        self._by_token[player.token] = player
+        return player
+
+    def restore(self, player_id: int, name: str, kind: str, token: str) -> Player:
+        """Bring back a player known from an earlier run of the server."""
+        player = Player(player_id, name, kind, token)
+        self._by_id[player_id] = player
+        self._by_token[token] = player
+        self._next_id = max(self._next_id, player_id + 1)
+        return player
+
+    def by_token(self, token: str) -> Player | None:
+        return self._by_token.get(token)
+
+    def get(self, player_id: int) -> Player | None:
+        return self._by_id.get(player_id)
+
+    def name_in_use(self, name: str, *, besides: Player | None = None) -> bool:
+        """True if a connected player other than ``besides`` has this name (any case)."""
+        folded = name.casefold()
+        return any(p.connected and p is not besides and p.name.casefold() == folded
+                   for p in self._by_id.values())
+
+    def forget(self, player: Player) -> None:
+        """Drop a disconnected player who sits nowhere."""
+        self._by_id.pop(player.id, None)
+        self._by_token.pop(player.token, None)
+
+    def connected(self) -> Iterator[Player]:
+        return (p for p in self._by_id.values() if p.connected)
+
+    def __len__(self) -> int:
+        return len(self._by_id)

@@ -1,0 +1,221 @@
+"""One client connection: a small, boring adapter between a socket and the lobby.
+
+A reader loop feeds the socket's bytes to the sans-IO :class:`~rummyhall.protocol.Connection`
+and hands each message to the lobby; a writer task drains the connection's bounded
+:class:`~rummyhall.server.players.Outbox` into the socket. Limits are enforced here:
+the handshake and idle timeouts, the rate bucket, the time one write may take.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+import trio
+
+from rummyhall.protocol import (
+    CLOSED,
+    NEED_DATA,
+    PAUSED,
+    SERVER,
+    Bye,
+    Connection,
+    Hello,
+    Limits,
+    LocalProtocolError,
+    Message,
+    Ping,
+    Pong,
+    RemoteProtocolError,
+    Session,
+    State,
+    TokenBucket,
+    Welcome,
+    error_message,
+)
+from rummyhall.protocol import Error as ErrorMessage
+
+from .players import Outbox, Player
+
+if TYPE_CHECKING:
+    from .hall import Hall
+
+log = logging.getLogger("rummyhall.session")
+
+READ_SIZE = 65_536
+FEATURES = ("chat", "house_bots", "spectators", "resume", "games_catalogue")
+
+
+def fatal(code: str, message: str) -> ErrorMessage:
+    return ErrorMessage(code=code, message=message, fatal=True)
+
+
+class ServerSession:
+    """Serve one accepted connection until it ends."""
+
+    def __init__(self, hall: Hall, stream: trio.abc.Stream, address: str) -> None:
+        self.hall = hall
+        self.stream = stream
+        self.address = address
+        s = hall.settings
+        self.conn = Connection(SERVER, max_frame=s.max_frame)
+        self.player: Player | None = None
+        self.bucket = TokenBucket(rate=s.messages_per_second, burst=s.burst)
+        self._cancel: trio.CancelScope | None = None
+        self._closing: ErrorMessage | None = None
+
+    @property
+    def limits(self) -> Limits:
+        s = self.hall.settings
+        return Limits(max_frame=s.max_frame, messages_per_second=s.messages_per_second,
+                      burst=s.burst, handshake_seconds=max(1, round(s.handshake_seconds)),
+                      idle_seconds=max(1, round(s.idle_seconds)))
+
+    async def run(self) -> None:
+        try:
+            await self._run()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        finally:
+            await self._finish()
+
+    async def _run(self) -> None:
+        s = self.hall.settings
+        hello: Hello | None = None
+        with trio.move_on_after(s.handshake_seconds):
+            hello = await self._read_hello()
+        if hello is None:
+            if self.conn.state.value in ("START", "GREETING"):
+                await self._send_now(fatal("handshake_timeout",
+                                           f"no hello within {s.handshake_seconds:g} s"))
+            return
+        refusal = self.hall.check_name(hello)
+        if refusal is not None:
+            await self._send_now(refusal)
+            return
+        player, resumed = self.hall.admit(hello, self)
+        self.player = player
+        welcome = Welcome(version=self.conn.version or 1, server=s.name, limits=self.limits,
+                          features=FEATURES, session=Session(player=player.id,
+                                                             token=player.token,
+                                                             resumed=resumed))
+        await self._send_now(welcome)
+        async with trio.open_nursery() as nursery:
+            self._cancel = nursery.cancel_scope
+            player.outbox = Outbox(s.send_queue, self._overflow)
+            nursery.start_soon(self._writer, player.outbox)
+            await self.hall.lobby.connected(player)
+            await self._reader()
+            nursery.cancel_scope.cancel()
+
+    async def _read_hello(self) -> Hello | None:
+        while True:
+            try:
+                event = self.conn.next_event()
+            except RemoteProtocolError as exc:
+                await self._send_now(error_message(exc))
+                return None
+            if isinstance(event, Hello):
+                return event
+            if event is CLOSED:
+                return None
+            if event is NEED_DATA or event is PAUSED:
+                data = await self.stream.receive_some(READ_SIZE)
+                self.conn.receive_data(bytes(data))
+                continue
+            return None  # anything else cannot happen before the hello
+
+    async def _reader(self) -> None:
+        s = self.hall.settings
+        assert self.player is not None
+        while True:
+            try:
+                event = self.conn.next_event()
+            except RemoteProtocolError as exc:
+                self._queue(error_message(exc))
+                if exc.fatal:
+                    return
+                continue
+            if event is NEED_DATA:
+                data = b""
+                with trio.move_on_after(s.idle_seconds) as idle:
+                    data = bytes(await self.stream.receive_some(READ_SIZE))
+                if idle.cancelled_caught:
+                    self._queue(fatal("idle_timeout", f"nothing received for "
+                                                      f"{s.idle_seconds:g} s"))
+                    return
+                self.conn.receive_data(data)
+                continue
+            if event is CLOSED or event is PAUSED:
+                return
+            if not self.bucket.take(trio.current_time()):
+                burst = self.bucket.refused_in_a_row >= self.bucket.burst
+                self._queue(ErrorMessage(code="rate_limited", fatal=burst,
+                                         message="too many messages: this one was ignored",
+                                         id=getattr(event, "id", None)))
+                if burst:
+                    return
+                continue
+            if isinstance(event, Ping):
+                self._queue(Pong(id=event.id))
+            elif isinstance(event, Bye):
+                await self.hall.lobby.leave_all(self.player)
+                return
+            else:
+                await self.hall.lobby.handle(self.player, event)
+
+    def _queue(self, message: Message) -> None:
+        """Queue a message of the connection itself; a fatal one closes after it is sent."""
+        if isinstance(message, ErrorMessage) and message.fatal:
+            self._closing = message
+        elif self.player is not None:
+            self.player.send(message)
+
+    async def _writer(self, outbox: Outbox) -> None:
+        s = self.hall.settings
+        async for message in outbox.receive:
+            await self._write(message, s.send_timeout)
+
+    async def _write(self, message: Message, timeout: float) -> None:
+        if self.conn.state is State.CLOSED:
+            return  # the conversation is over (bye, or a fatal error went out)
+        try:
+            data = self.conn.send(message)
+        except LocalProtocolError:
+            log.exception("refused to send %r", message)
+            return
+        with trio.fail_after(timeout):
+            await self.stream.send_all(data)
+
+    async def _send_now(self, message: Message) -> None:
+        """Write a message directly (before the writer runs, or a last fatal error)."""
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError,
+                                 trio.TooSlowError):
+            await self._write(message, self.hall.settings.send_timeout)
+
+    def _overflow(self) -> None:
+        log.warning("%s: the client does not read; closing", self.address)
+        self._closing = fatal("slow_consumer", "your client does not read fast enough")
+        if self._cancel is not None:
+            self._cancel.cancel()
+
+    def close(self, message: ErrorMessage) -> None:
+        """Close this session from outside (shutdown, replaced by a resumed session)."""
+        self._closing = message
+        if self._cancel is not None:
+            self._cancel.cancel()
+
+    async def _finish(self) -> None:
+        player = self.player
+        if player is not None and player.outbox is not None:
+            player.outbox.close()
+        with trio.CancelScope(shield=True):
+            if self._closing is not None and self._closing.code != "slow_consumer":
+                with trio.move_on_after(1):
+                    await self._send_now(self._closing)
+            if player is not None and self.hall.release(player, self):
+                await self.hall.lobby.disconnected(player)
+            with trio.move_on_after(1):
+                await self.stream.aclose()
+

@@ -1,0 +1,575 @@
+"""One table: its seats, its game, its timers, and the one task that owns them.
+
+Theory of operation
+-------------------
+Sessions never touch a table's state: they put a :class:`Command` (the player and the
+protocol message) into the table's bounded inbox. :meth:`Table.run` takes commands one
+at a time and answers each with ``ok`` or ``error`` to the sender, so a table's order of
+events is simply the order of its inbox, and every action is checked by the rules
+engine before anything changes.
+
+Time is handled with deadlines, not polling: the run loop waits for the next command
+until the earliest of the turn deadline, a house bot's move, an absent player's grace
+expiry and the pause between hands, then handles whichever came due.
+
+Every message about the game is built from the rules engine's per-seat view
+(:func:`~rummyhall.rules.seat_view`, :func:`~rummyhall.rules.event_for`): a seat gets
+its own view, a spectator the view of nobody. House bots play through the same seat
+view and legal actions a remote client gets.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import trio
+
+from rummyhall.bots import Strategy, make_strategy
+from rummyhall.bots.selfplay import shuffle_for
+from rummyhall.protocol import (
+    ActionMessage,
+    AddBot,
+    EventMessage,
+    Join,
+    Leave,
+    Message,
+    Ok,
+    RemoteProtocolError,
+    RemoveBot,
+    Resync,
+    SeatInfo,
+    Snapshot,
+    Start,
+    TableInfo,
+    Turn,
+    Watch,
+    YourTurn,
+    action_from_wire,
+    action_to_wire,
+    event_to_wire,
+    view_to_wire,
+)
+from rummyhall.protocol import Error as ErrorMessage
+from rummyhall.rules import (
+    Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Event,
+    Game,
+    GameOptions,
+    PassUpcard,
+    Phase,
+    RulesError,
+    SeatAction,
+    best_discard,
+    event_for,
+    new_game,
+    options_to_dict,
+    seat_view,
+)
+
+from .config import Settings
+from .players import Player
+
+log = logging.getLogger("rummyhall.table")
+
+INBOX_SIZE = 512
+
+
+def timeout_action(game: Game, seat: int) -> SeatAction:
+    """What the server plays for a seat whose time ran out (docs/protocol.md, section 7).
+
+    Pass Gin's upcard; draw from the stock (the discard when the stock is empty); then
+    discard the card leaving the least deadwood. Never meld, lay off, knock or go out.
+    """
+    legal = game.legal_actions()
+    for kind in (PassUpcard, DrawStock, DrawDiscard):
+        for action in legal:
+            if isinstance(action, kind):
+                return action
+    forbidden = game.taken if game.options.forbid_discarding_taken_card else None
+    card, _ = best_discard(game.hands[seat], game.meld_rules, forbidden=forbidden)
+    return Discard(seat, card)
+
+
+class TableError(Exception):
+    """A lobby request the table refuses: ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Command:
+    """A request for a table: ``message`` from ``player`` (None: the server itself)."""
+
+    player: Player | None
+    message: Message | str  # a protocol message, or "connected" / "disconnected"
+
+
+class Seat:
+    """A seat: empty, a player's, or a house bot's.
+
+    A player's seat stays the player's for the whole game. While the player is away (its
+    connection dropped and the grace period is over, or it left the table) a *stand-in*
+    house bot plays it; the player takes it back by resuming or joining again.
+    """
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.player: Player | None = None
+        self.house: Strategy | None = None  # a house bot sitting here
+        self.stand_in: Strategy | None = None  # a house bot playing for the absent player
+        self.absent_since: float | None = None  # the grace period runs from then
+        self.left = False  # the player left the table during the game
+
+    @property
+    def empty(self) -> bool:
+        return self.player is None and self.house is None
+
+    @property
+    def bot(self) -> Strategy | None:
+        """The house bot that plays this seat now, if any."""
+        return self.house or self.stand_in
+
+    def info(self) -> SeatInfo:
+        p = self.player
+        kind = "house" if self.house else ("empty" if p is None else
+                                           ("bot" if p.kind == "bot" else "person"))
+        name = self.house.name if self.house else (p.name if p else None)
+        bot = self.bot.name if self.bot else None
+        return SeatInfo(seat=self.index, kind=kind, player=p.id if p else None,
+                        name=name if not self.house else f"{name} bot",
+                        connected=self.house is not None or self.present, bot=bot)
+
+    @property
+    def present(self) -> bool:
+        """A player sits here, is connected and has not left."""
+        return self.player is not None and self.player.connected and not self.left
+
+
+class Table:
+    """A table and its game. Create with the lobby; run :meth:`run` in a task."""
+
+    def __init__(self, table_id: int, game: str, options: GameOptions, players: int,
+                 creator: Player, *, turn_seconds: int, grace_seconds: int,
+                 settings: Settings, on_change: Callable[[Table], None],
+                 rng: random.Random | None = None) -> None:
+        self.id = table_id
+        self.game_name = game
+        self.options = options
+        self.creator = creator
+        self.turn_seconds = turn_seconds
+        self.grace_seconds = grace_seconds
+        self.settings = settings
+        self.seats = [Seat(i) for i in range(players)]
+        self.spectators: set[Player] = set()
+        self.game: Game | None = None
+        self.state = "waiting"
+        self.seq = 0
+        self.journal: list[Action] = []  # every action of the current game, shuffles included
+        self.rng = rng or random.SystemRandom()
+        self.seeded = rng is not None
+        self._on_change = on_change
+        self.inbox, self._receive = trio.open_memory_channel[Command](INBOX_SIZE)
+        self.deadline = math.inf  # the seat to move must have acted by then
+        self.bot_due = math.inf  # a house bot plays then
+        self.pause_until = math.inf  # the next deal waits until then
+        self.closed = False
+        #: Called with each action before its events go out (the journal, issue 5).
+        self.before_broadcast: Callable[[Table, Action], Awaitable[None]] | None = None
+
+    # ------------------------------------------------------------------ queries
+
+    def info(self) -> TableInfo:
+        return TableInfo(table=self.id, game=self.game_name,
+                         options=options_to_dict(self.options),
+                         seats=tuple(s.info() for s in self.seats), state=self.state,
+                         spectators=len(self.spectators), creator=self.creator.id,
+                         creator_name=self.creator.name, turn_seconds=self.turn_seconds,
+                         grace_seconds=self.grace_seconds)
+
+    def seat_of(self, player: Player) -> Seat | None:
+        return next((s for s in self.seats if s.player is player), None)
+
+    def audience(self) -> list[tuple[Player, int | None]]:
+        """Every connected player who sees this table, with the seat whose view they get."""
+        seen: list[tuple[Player, int | None]] = [
+            (s.player, s.index) for s in self.seats if s.player is not None and s.present]
+        seen += [(p, None) for p in self.spectators if p.connected]
+        return seen
+
+    # ------------------------------------------------------------------ the task
+
+    async def run(self) -> None:
+        """Handle commands and timers until the table is closed.
+
+        A bug met here is logged and closes this table only: the others play on.
+        """
+        try:
+            while not self.closed:
+                wake = min(self.deadline, self.bot_due, self.pause_until, self._grace_due())
+                command: Command | None = None
+                with trio.move_on_at(wake):
+                    command = await self._receive.receive()
+                if command is not None:
+                    await self._handle(command)
+                else:
+                    await self._on_timer(trio.current_time())
+        except (trio.EndOfChannel, trio.ClosedResourceError):
+            pass
+        except Exception:
+            log.exception("table %s failed and is closed", self.id)
+            self.closed = True
+
+    def close(self) -> None:
+        self.closed = True
+        self.inbox.close()
+
+    async def _handle(self, command: Command) -> None:
+        player, message = command.player, command.message
+        if isinstance(message, str):
+            if player is not None:
+                self._presence(player, message == "connected")
+            return
+        assert player is not None
+        request_id = getattr(message, "id", None)
+        try:
+            handler = self._handlers[type(message)]
+            reply = await handler(self, player, message)
+        except (TableError, RemoteProtocolError) as exc:
+            player.send(ErrorMessage(code=exc.code, message=exc.message, fatal=False,
+                                     id=request_id))
+            if isinstance(message, ActionMessage):
+                self._prompt_again(player)  # the legal alternatives and the current move
+            return
+        except Exception:  # a bug: the rules engine changed nothing; the table goes on
+            log.exception("table %s: failed to handle %r", self.id, message)
+            player.send(ErrorMessage(code="internal_error", message="the server failed to "
+                                     "handle this request; nothing changed", fatal=False,
+                                     id=request_id))
+            return
+        if reply is not None:
+            player.send(reply)
+
+    # ------------------------------------------------------------------ lobby requests
+
+    async def _join(self, player: Player, msg: Join) -> Ok:
+        if player.kind == "spectator":
+            raise TableError("spectator_only", "a spectator connection may not sit")
+        mine = self.seat_of(player)
+        if mine is not None and mine.left and self.state == "playing":
+            return self._come_back(player, mine, msg)
+        if mine is not None:
+            raise TableError("already_seated", f"you already sit in seat {mine.index}")
+        if self.state != "waiting":
+            raise TableError("already_started", "the game has started: its seats are fixed")
+        if msg.seat is None:
+            seat = next((s for s in self.seats if s.empty), None)
+            if seat is None:
+                raise TableError("table_full", "every seat is taken")
+        else:
+            if msg.seat >= len(self.seats):
+                raise TableError("no_such_seat", f"this table has seats 0 to "
+                                                 f"{len(self.seats) - 1}")
+            seat = self.seats[msg.seat]
+            if not seat.empty:
+                raise TableError("seat_taken", f"seat {msg.seat} is taken")
+        seat.player = player
+        self.spectators.discard(player)
+        player.tables.add(self.id)
+        self._changed()
+        self._send_snapshot(player, seat.index)
+        return Ok(id=msg.id, table=self.id, seat=seat.index)
+
+    def _come_back(self, player: Player, seat: Seat, msg: Join) -> Ok:
+        """A player who left during the game takes its seat back."""
+        seat.left, seat.stand_in, seat.absent_since = False, None, None
+        self.spectators.discard(player)
+        player.tables.add(self.id)
+        self._changed()
+        self._send_snapshot(player, seat.index)
+        self._reschedule(seat)
+        return Ok(id=msg.id, table=self.id, seat=seat.index)
+
+    async def _leave(self, player: Player, msg: Leave) -> Ok:
+        seat = self.seat_of(player)
+        if seat is None:
+            if player not in self.spectators:
+                raise TableError("not_watching", "you neither sit nor watch at this table")
+            self.spectators.discard(player)
+        elif self.state in ("waiting", "finished"):
+            seat.player = None
+        else:  # during a game the seat stays the player's; a house bot plays it meanwhile
+            seat.left, seat.absent_since = True, None
+            seat.stand_in = seat.stand_in or self._stand_in()
+            self._reschedule(seat)
+        player.tables.discard(self.id)
+        self._changed()
+        return Ok(id=msg.id, table=self.id)
+
+    async def _watch(self, player: Player, msg: Watch) -> Ok:
+        if self.seat_of(player) is None:
+            self.spectators.add(player)
+            player.tables.add(self.id)
+            self._changed()
+        self._send_snapshot(player, None)
+        return Ok(id=msg.id, table=self.id)
+
+    def _creator_only(self, player: Player, what: str) -> None:
+        if player is not self.creator:
+            raise TableError("not_creator", f"only the table's creator may {what}")
+        if self.state == "playing":
+            raise TableError("already_started", "the game has started: seats are fixed")
+
+    async def _add_bot(self, player: Player, msg: AddBot) -> Ok:
+        self._creator_only(player, "add house bots")
+        if msg.seat >= len(self.seats):
+            raise TableError("no_such_seat", f"this table has seats 0 to {len(self.seats) - 1}")
+        seat = self.seats[msg.seat]
+        if not seat.empty:
+            raise TableError("seat_taken", f"seat {msg.seat} is taken")
+        name = msg.strategy or self.settings.stand_in
+        try:
+            seat.house = make_strategy(name, random.Random(self.rng.random()))
+        except ValueError as exc:
+            raise TableError("unknown_strategy", str(exc)) from None
+        self._changed()
+        return Ok(id=msg.id, table=self.id, seat=msg.seat)
+
+    async def _remove_bot(self, player: Player, msg: RemoveBot) -> Ok:
+        self._creator_only(player, "remove house bots")
+        if msg.seat >= len(self.seats) or self.seats[msg.seat].house is None:
+            raise TableError("seat_empty", f"no house bot sits in seat {msg.seat}")
+        self.seats[msg.seat].house = None
+        self._changed()
+        return Ok(id=msg.id, table=self.id, seat=msg.seat)
+
+    async def _start(self, player: Player, msg: Start) -> Ok:
+        self._creator_only(player, "start the game")
+        if any(s.empty for s in self.seats):
+            raise TableError("seats_empty", "every seat must be filled: join or add house bots")
+        first = self.rng.randrange(len(self.seats))
+        self.game = new_game(self.game_name, self.options, players=len(self.seats),
+                             first_dealer=first)
+        self.journal = []
+        self.state = "playing"
+        self.pause_until = math.inf
+        self._changed()
+        for p, seat in self.audience():
+            self._send_snapshot(p, seat)
+        await self._advance()
+        return Ok(id=msg.id, table=self.id)
+
+    async def _resync(self, player: Player, msg: Resync) -> Ok:
+        seat = self.seat_of(player)
+        if seat is None and player not in self.spectators:
+            raise TableError("not_watching", "you neither sit nor watch at this table")
+        self._send_snapshot(player, seat.index if seat else None)
+        self._prompt_again(player)
+        return Ok(id=msg.id, table=self.id)
+
+    # ------------------------------------------------------------------ play
+
+    async def _action(self, player: Player, msg: ActionMessage) -> Ok:
+        seat = self.seat_of(player)
+        if seat is None:
+            raise TableError("not_seated", "you have no seat at this table")
+        game = self.game
+        if game is None or self.state != "playing":
+            raise TableError("not_started" if self.state == "waiting" else "game_over",
+                             "the game is not being played")
+        action = action_from_wire(msg.action, seat.index)
+        if msg.move != game.move_number:
+            raise TableError("stale_action", f"that answers move {msg.move}; the game is at "
+                                             f"move {game.move_number}")
+        await self._play(action)
+        return Ok(id=msg.id, table=self.id)
+
+    async def _play(self, action: Action) -> None:
+        """Apply one action (refused with the rules' reason), publish it, move on."""
+        assert self.game is not None
+        try:
+            events = self.game.apply(action)
+        except RulesError as exc:
+            raise TableError(exc.code, str(exc)) from None
+        self.journal.append(action)
+        if self.before_broadcast is not None:
+            await self.before_broadcast(self, action)
+        self._broadcast(events)
+        await self._advance()
+
+    async def _advance(self) -> None:
+        """Play chance (shuffles) and prompt the seat to move; end the game when it ends."""
+        game = self.game
+        self.deadline = self.bot_due = math.inf
+        while game is not None and not game.is_over and game.to_move is None:
+            if game.phase is Phase.DEAL and game.hand_no and self.pause_until == math.inf \
+                    and self.settings.hand_pause > 0:
+                self.pause_until = trio.current_time() + self.settings.hand_pause
+                return
+            self.pause_until = math.inf
+            await self._play_chance(game)
+        if game is None:
+            return
+        if game.is_over:
+            self.state = "finished"
+            self._changed()
+            return
+        self._schedule()
+
+    async def _play_chance(self, game: Game) -> None:
+        shuffle = shuffle_for(game, self.rng)
+        events = game.apply(shuffle)
+        self.journal.append(shuffle)
+        if self.before_broadcast is not None:
+            await self.before_broadcast(self, shuffle)
+        self._broadcast(events)
+
+    def _schedule(self) -> None:
+        """Prompt the seat to move and set its clock (or its house bot's move)."""
+        game = self.game
+        if game is None or game.is_over or game.to_move is None:
+            return
+        seat = self.seats[game.to_move]
+        now = trio.current_time()
+        self.deadline = self.bot_due = math.inf
+        if seat.bot is not None:
+            self.bot_due = now + self.settings.house_delay
+        else:
+            limit = self._turn_limit(seat)
+            if limit:
+                self.deadline = now + limit
+        left = None if self.deadline == math.inf else int((self.deadline - now) * 1000)
+        turn = Turn(table=self.id, seat=seat.index, move=game.move_number, time_left_ms=left)
+        for p, _ in self.audience():
+            p.send(turn)
+        if seat.player is not None and seat.bot is None:
+            self._send_your_turn(seat.player, seat.index, left)
+
+    def _turn_limit(self, seat: Seat) -> int:
+        if seat.player is not None and seat.player.kind == "bot":
+            return self.turn_seconds or self.settings.bot_turn_seconds
+        return self.turn_seconds
+
+    def _send_your_turn(self, player: Player, seat: int, left: int | None) -> None:
+        assert self.game is not None
+        legal = tuple(action_to_wire(a) for a in self.game.legal_actions())
+        player.send(YourTurn(table=self.id, move=self.game.move_number, legal=legal,
+                             time_left_ms=left))
+
+    def _prompt_again(self, player: Player) -> None:
+        game = self.game
+        seat = self.seat_of(player)
+        if game is None or seat is None or game.to_move != seat.index or seat.bot is not None \
+                or game.is_over:
+            return
+        now = trio.current_time()
+        left = None if self.deadline == math.inf else max(0, int((self.deadline - now) * 1000))
+        self._send_your_turn(player, seat.index, left)
+
+    async def _on_timer(self, now: float) -> None:
+        game = self.game
+        if now >= self.pause_until:
+            self.pause_until = math.inf
+            if game is not None and game.phase is Phase.DEAL:
+                await self._play_chance(game)
+                await self._advance()
+            return
+        for seat in self.seats:
+            if seat.absent_since is not None and now >= seat.absent_since + self.grace_seconds:
+                seat.absent_since = None
+                seat.stand_in = self._stand_in()
+                self._changed()
+                self._reschedule(seat)
+        if game is None or game.to_move is None:
+            return
+        seat = self.seats[game.to_move]
+        if now >= self.bot_due and seat.bot is not None:
+            await self._bot_move(seat, seat.bot)
+        elif now >= self.deadline:
+            log.info("table %s: seat %s timed out", self.id, seat.index)
+            await self._play(timeout_action(game, seat.index))
+
+    async def _bot_move(self, seat: Seat, bot: Strategy) -> None:
+        assert self.game is not None
+        legal = self.game.legal_actions()
+        view = seat_view(self.game, seat.index) if bot.needs_view else None
+        action: SeatAction = bot.choose(view, legal)
+        await self._play(action)
+
+    def _stand_in(self) -> Strategy:
+        return make_strategy(self.settings.stand_in, random.Random(self.rng.random()))
+
+    # ------------------------------------------------------------------ presence
+
+    def _presence(self, player: Player, connected: bool) -> None:
+        seat = self.seat_of(player)
+        if seat is None or seat.left:
+            if not connected and player in self.spectators:
+                self.spectators.discard(player)
+                player.tables.discard(self.id)
+                self._changed()
+            return
+        if connected:
+            seat.absent_since = None
+            seat.stand_in = None
+            self._changed()
+            self._send_snapshot(player, seat.index)
+            if self.bot_due != math.inf:
+                self._reschedule(seat)  # a stand-in was about to play: the player's turn now
+            else:
+                self._prompt_again(player)
+        else:
+            if self.state == "playing":
+                seat.absent_since = trio.current_time()
+            self._changed()
+
+    def _reschedule(self, seat: Seat) -> None:
+        """Prompt ``seat`` afresh if it is the one to move (who plays it has changed)."""
+        game = self.game
+        if game is not None and not game.is_over and game.to_move == seat.index:
+            self._schedule()
+
+    def _grace_due(self) -> float:
+        due = [s.absent_since + self.grace_seconds for s in self.seats
+               if s.absent_since is not None]
+        return min(due, default=math.inf)
+
+    # ------------------------------------------------------------------ output
+
+    def _broadcast(self, events: list[Event]) -> None:
+        audience = self.audience()
+        for event in events:
+            self.seq += 1
+            cache: dict[int | None, EventMessage] = {}
+            for player, seat in audience:
+                message = cache.get(seat)
+                if message is None:
+                    message = EventMessage(table=self.id, seq=self.seq,
+                                           event=event_to_wire(event_for(event, seat)))
+                    cache[seat] = message
+                player.send(message)
+
+    def _send_snapshot(self, player: Player, seat: int | None) -> None:
+        view: dict[str, Any] | None = None
+        if self.game is not None:
+            view = view_to_wire(seat_view(self.game, seat))
+        player.send(Snapshot(table=self.id, seq=self.seq, info=self.info(), view=view))
+
+    def _changed(self) -> None:
+        self._on_change(self)
+
+    _handlers: ClassVar[dict[type[Message],
+                             Callable[[Table, Player, Any], Awaitable[Message | None]]]] = {
+        Join: _join, Leave: _leave, Watch: _watch, AddBot: _add_bot, RemoveBot: _remove_bot,
+        Start: _start, Resync: _resync, ActionMessage: _action,
+    }

@@ -1,0 +1,165 @@
+"""Table play over real sockets: illegal and stale actions, spectators, chat, timers,
+a reconnect in the middle of a hand."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+import trio.testing
+from conftest import with_settings
+from players import play_seat, wait_for
+
+from rummyhall.bots import SimpleBot
+from rummyhall.client import RequestRefused, Session, open_session
+from rummyhall.protocol import ActionMessage, LocalProtocolError
+from rummyhall.rules import Discard, DrawStock, Knock
+from rummyhall.server import Hall, Settings
+
+
+async def gin_table(session: Session, *, bot_seat: int = 1, **options: object) -> int:
+    table = await session.create_table("gin", 2, {"target_score": 30, **options})  # type: ignore[dict-item]
+    await session.add_bot(table, bot_seat, "simple")
+    await session.join(table, 1 - bot_seat)
+    await session.start(table)
+    return table
+
+
+async def my_turn(session: Session, table: int) -> None:
+    await wait_for(lambda: session.tables[table].my_turn)
+
+
+async def test_illegal_and_stale_actions_change_nothing(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        table = await gin_table(ada)
+        await my_turn(ada, table)
+        state = ada.tables[table]
+        assert state.view is not None
+        before = (state.view.hand, state.view.discard_pile, state.view.move_number)
+        # Gin's upcard offer: drawing from the stock is not allowed yet
+        with pytest.raises(RequestRefused) as info:
+            await ada.act(table, DrawStock(state.seat or 0))
+        assert info.value.code == "wrong_phase"
+        await my_turn(ada, table)  # a fresh your_turn follows the refusal
+        with pytest.raises(RequestRefused) as info:
+            await ada.act(table, Discard(0, state.view.hand[0]))
+        assert info.value.code == "wrong_phase"
+        await my_turn(ada, table)
+        # a stale move number
+        with pytest.raises(RequestRefused) as info:
+            await ada.request(ActionMessage(table=table, move=0, action={"kind": "pass"}))
+        assert info.value.code == "stale_action"
+        await my_turn(ada, table)
+        assert (state.view.hand, state.view.discard_pile, state.view.move_number) == before
+        # a card that is not held, after a legal pass/draw
+        legal = state.legal
+        await ada.act(table, next(a for a in legal if a.kind == "pass"))
+        await wait_for(lambda: state.my_turn and any(a.kind == "draw_stock"
+                                                     for a in state.legal))
+        await ada.act(table, DrawStock(state.seat or 0))
+        await my_turn(ada, table)
+        not_mine = next(c for c in state.view.discard_pile)
+        with pytest.raises(RequestRefused) as info:
+            await ada.act(table, Knock(state.seat or 0, not_mine))
+        assert info.value.code in ("card_not_held", "cannot_go_out")
+        # our own library will not even build a bad action (the server's check of raw
+        # frames is in test_limits)
+        with pytest.raises(LocalProtocolError):
+            ActionMessage(table=table, move=state.move or 0,
+                          action={"kind": "discard", "card": "Zz"})
+        await play_seat(ada, table, SimpleBot())
+
+
+async def test_actions_of_other_seats_and_spectators_are_refused(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada, \
+            open_session("127.0.0.1", hall.port, name="eve", kind="spectator") as eve:
+        table = await gin_table(ada)
+        await eve.watch(table)
+        await wait_for(lambda: table in eve.tables and eve.tables[table].view is not None)
+        view = eve.tables[table].view
+        assert view is not None and view.seat is None and view.hand == ()
+        with pytest.raises(RequestRefused) as info:
+            await eve.request(ActionMessage(table=table, move=view.move_number,
+                                            action={"kind": "pass"}))
+        assert info.value.code == "not_seated"
+        with pytest.raises(RequestRefused) as info:
+            await eve.join(table)
+        assert info.value.code == "spectator_only"
+        await play_seat(ada, table, SimpleBot())
+        await wait_for(lambda: eve.tables[table].view is not None
+                       and eve.tables[table].view.phase == "game_over")  # type: ignore[union-attr]
+        final = eve.tables[table].view
+        assert final is not None and final.winners and final.hand == ()
+
+
+async def test_chat_at_a_table_and_in_the_lobby(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada, \
+            open_session("127.0.0.1", hall.port, name="bob") as bob:
+        table = await ada.create_table("gin", 2)
+        await ada.join(table)
+        await bob.join(table)
+        await bob.say("hello table", table=table)
+        await ada.say("hello all")
+        seen: list[tuple[str, str, int | None]] = []
+        with trio.fail_after(5):
+            while len(seen) < 2:
+                update = await ada.next_update()
+                if update.kind == "chat":
+                    seen.append((update.payload.name, update.payload.text, update.table))
+        assert seen == [("bob", "hello table", table), ("ada", "hello all", None)]
+        with pytest.raises(LocalProtocolError):  # over 500 characters: never sent
+            await bob.say("x" * 501)
+
+
+@pytest.mark.parametrize("settings", [with_settings(turn_seconds=5)])
+async def test_a_timeout_plays_the_documented_default(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    # time jumps whenever everything waits (0.05 s of real time is left for the sockets)
+    mock_clock.autojump_threshold = 0.05
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        table = await gin_table(ada)
+        state = ada.tables[table]
+        await wait_for(lambda: state.my_turn, session=ada)
+        started = trio.current_time()
+        # ada never answers: after 5 s the server passes the upcard for her
+        passed: list[object] = []
+        with trio.fail_after(60):
+            while not passed:
+                update = await ada.next_update()
+                if update.kind == "event" and update.payload.kind == "pass":
+                    passed.append(update.payload)
+        assert passed[0].seat == state.seat  # type: ignore[attr-defined]
+        assert trio.current_time() - started >= 5
+        with pytest.raises(RequestRefused) as info:
+                await ada.request(ActionMessage(table=table, move=1, action={"kind": "pass"}))
+        assert info.value.code == "stale_action"
+
+
+async def test_a_reconnect_in_the_middle_of_a_hand(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada", reconnect_seconds=10) as ada:
+        table = await gin_table(ada)
+        state = ada.tables[table]
+        bot = SimpleBot()
+        for _ in range(3):  # a few decisions into the hand
+            await my_turn(ada, table)
+            await ada.act(table, bot.choose(state.view, list(state.legal)))
+        hand_before = state.view.hand if state.view else ()
+        player = ada.player_id
+        # drop the TCP connection under the session's feet
+        assert ada._stream is not None
+        ada._stream.socket.close()
+        await wait_for(lambda: not ada.connected, timeout=5)
+        await wait_for(lambda: ada.connected, timeout=10)
+        assert ada.player_id == player  # resumed with the token: the same player
+        await wait_for(lambda: state.view is not None and state.view.hand_no >= 1)
+        info = hall.lobby.tables[table].seats[0].info()
+        assert info.player == player and info.connected
+        assert ada.tables[table].view is not None
+        assert len(ada.tables[table].view.hand) >= len(hand_before) - 1  # type: ignore[union-attr]
+        await play_seat(ada, table, bot)
+        view = ada.tables[table].view
+        assert view is not None and view.phase == "game_over"
