@@ -247,6 +247,9 @@ class TableInfo(Record):
     turn_seconds: int = spec(SECONDS, "time per decision, 0 = no timer")
     grace_seconds: int = spec(SECONDS, "how long a disconnected player's seat waits before a "
                                        "house bot plays it")
+    seeded: bool = spec(BoolT(), "the shuffles come from a fixed seed (tests and benchmarks "
+                                 "only), not from the server's secure random generator",
+                        default=False)
 
 
 @record

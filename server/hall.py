@@ -37,6 +37,7 @@ class Hall:
         self._per_address: Counter[str] = Counter()
         self.port: int | None = None
         self.closing = False
+        self._stop = trio.Event()
 
     # ------------------------------------------------------------------ admission
 
@@ -82,21 +83,28 @@ class Hall:
 
     async def serve(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
                     ) -> None:
-        """Listen and serve until cancelled; ``task_status.started(port)`` when listening."""
+        """Listen and serve until :meth:`stop` (a clean shutdown) or cancellation (abrupt);
+        ``task_status.started(port)`` once listening."""
         s = self.settings
         async with trio.open_nursery() as nursery:
             await nursery.start(self.lobby.run)
             listeners = await trio.open_tcp_listeners(s.port, host=s.host or None)
-            self.port = listeners[0].socket.getsockname()[1]
-            nursery.start_soon(self._accept, listeners, name="listener")
-            if s.beacon:
-                nursery.start_soon(run_beacon, self, name="beacon")
-            task_status.started(self.port)
             try:
-                await trio.sleep_forever()
+                self.port = listeners[0].socket.getsockname()[1]
+                nursery.start_soon(self._accept, listeners, name="listener")
+                if s.beacon:
+                    nursery.start_soon(run_beacon, self, name="beacon")
+                task_status.started(self.port)
+                await self._stop.wait()
+                await self._shutdown(listeners)
+                nursery.cancel_scope.cancel()
             finally:
-                with trio.CancelScope(shield=True):
-                    await self._shutdown(listeners)
+                for listener in listeners:  # also when cancelled from outside
+                    listener.socket.close()
+
+    def stop(self) -> None:
+        """Ask for a clean shutdown: no new connections, every client told, tables stopped."""
+        self._stop.set()
 
     async def _accept(self, listeners: list[trio.SocketListener]) -> None:
         async with trio.open_nursery() as handlers:
@@ -155,7 +163,7 @@ class Hall:
             await listener.aclose()
         for session in list(self.sessions):
             session.close(fatal("server_shutdown", "the server is shutting down"))
-        with trio.move_on_after(2):
+        with trio.move_on_after(self.settings.send_timeout):
             while self.sessions:
                 await trio.sleep(0.01)
         await self.lobby.shutdown()
@@ -172,5 +180,5 @@ async def serve_until_signalled(settings: Settings,
             task_status.started(port)
             async for signum in signals:
                 log.info("signal %s: stopping", signal.Signals(signum).name)
-                nursery.cancel_scope.cancel()
+                hall.stop()
                 break

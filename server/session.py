@@ -62,7 +62,8 @@ class ServerSession:
         self.conn = Connection(SERVER, max_frame=s.max_frame)
         self.player: Player | None = None
         self.bucket = TokenBucket(rate=s.messages_per_second, burst=s.burst)
-        self._cancel: trio.CancelScope | None = None
+        self._cancel: trio.CancelScope | None = None  # the whole session (a slow reader)
+        self._reading = trio.CancelScope()  # the reader only: a polite close
         self._closing: ErrorMessage | None = None
 
     @property
@@ -103,10 +104,18 @@ class ServerSession:
         await self._send_now(welcome)
         async with trio.open_nursery() as nursery:
             self._cancel = nursery.cancel_scope
-            player.outbox = Outbox(s.send_queue, self._overflow)
-            nursery.start_soon(self._writer, player.outbox)
+            outbox = player.outbox = Outbox(s.send_queue, self._overflow)
+            written = trio.Event()
+            nursery.start_soon(self._writer, outbox, written)
             await self.hall.lobby.connected(player)
-            await self._reader()
+            with self._reading:
+                await self._reader()
+            # Reading is over: what is queued goes out first, then the closing error if any.
+            if self._closing is not None and outbox.put(self._closing):
+                self._closing = None
+            outbox.close()
+            with trio.move_on_after(s.send_timeout):
+                await written.wait()
             nursery.cancel_scope.cancel()
 
     async def _read_hello(self) -> Hello | None:
@@ -172,10 +181,16 @@ class ServerSession:
         elif self.player is not None:
             self.player.send(message)
 
-    async def _writer(self, outbox: Outbox) -> None:
+    async def _writer(self, outbox: Outbox, written: trio.Event) -> None:
+        """Write queued messages until the outbox is closed and empty (or a write fails)."""
         s = self.hall.settings
-        async for message in outbox.receive:
-            await self._write(message, s.send_timeout)
+        try:
+            async for message in outbox.receive:
+                await self._write(message, s.send_timeout)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
+            self._reading.cancel()
+        finally:
+            written.set()
 
     async def _write(self, message: Message, timeout: float) -> None:
         if self.conn.state is State.CLOSED:
@@ -201,10 +216,10 @@ class ServerSession:
             self._cancel.cancel()
 
     def close(self, message: ErrorMessage) -> None:
-        """Close this session from outside (shutdown, replaced by a resumed session)."""
+        """Close this session from outside (shutdown, replaced by a resumed session): the
+        queued messages and ``message`` are still sent."""
         self._closing = message
-        if self._cancel is not None:
-            self._cancel.cancel()
+        self._reading.cancel()
 
     async def _finish(self) -> None:
         player = self.player

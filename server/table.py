@@ -195,7 +195,7 @@ class Table:
                          seats=tuple(s.info() for s in self.seats), state=self.state,
                          spectators=len(self.spectators), creator=self.creator.id,
                          creator_name=self.creator.name, turn_seconds=self.turn_seconds,
-                         grace_seconds=self.grace_seconds)
+                         grace_seconds=self.grace_seconds, seeded=self.seeded)
 
     def seat_of(self, player: Player) -> Seat | None:
         return next((s for s in self.seats if s.player is player), None)

@@ -8,6 +8,7 @@ import trio
 
 from rummyhall.bots import Strategy
 from rummyhall.client import RequestRefused, Session
+from rummyhall.protocol import CLIENT, CLOSED, Connection, Hello, Message
 
 
 async def play_seat(session: Session, table: int, strategy: Strategy, *,
@@ -38,12 +39,62 @@ async def play_seat(session: Session, table: int, strategy: Strategy, *,
 
 
 async def wait_for(predicate: Callable[[], object], timeout: float = 10.0, *,
-                   session: Session | None = None) -> None:
-    """Wait until ``predicate()`` holds: after each update of ``session`` when given
-    (no polling: right under a mock clock), else polling every 5 ms."""
+                   session: Session | None = None, poll: float = 0.005) -> None:
+    """Wait until ``predicate()`` holds: after each update of ``session`` when given,
+    else polling every ``poll`` seconds (use a coarse poll under a mock clock)."""
     with trio.fail_after(timeout):
         while not predicate():
             if session is not None:
                 await session.next_update()
             else:
-                await trio.sleep(0.005)
+                await trio.sleep(poll)
+
+
+class RawClient:
+    """A hand-driven client on a raw socket, for tests of bad input and limits."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.conn = Connection(CLIENT)
+
+    @classmethod
+    async def connect(cls, port: int) -> RawClient:
+        return cls(await trio.open_tcp_stream("127.0.0.1", port))
+
+    async def hello(self, name: str, kind: str = "person") -> Message:
+        await self.send(Hello(versions=(1,), name=name, kind=kind))
+        return await self.receive()
+
+    async def send(self, message: Message) -> None:
+        await self.stream.send_all(self.conn.send(message))
+
+    async def send_bytes(self, data: bytes) -> None:
+        await self.stream.send_all(data)
+
+    async def receive(self, timeout: float = 10.0) -> Message:
+        """The next message; raises EOFError when the server closed the connection."""
+        with trio.fail_after(timeout):
+            while True:
+                event = self.conn.next_event()
+                if isinstance(event, Message):
+                    return event
+                if event is CLOSED:
+                    raise EOFError("closed")
+                try:
+                    data = await self.stream.receive_some(65_536)
+                except trio.BrokenResourceError:
+                    data = b""
+                self.conn.receive_data(bytes(data))
+
+    async def receive_until_closed(self, timeout: float = 10.0) -> list[Message]:
+        """Every message until the server closes the connection (then ours is closed too)."""
+        got: list[Message] = []
+        try:
+            while True:
+                got.append(await self.receive(timeout))
+        except EOFError:
+            await self.aclose()
+            return got
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()

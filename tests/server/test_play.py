@@ -163,3 +163,76 @@ async def test_a_reconnect_in_the_middle_of_a_hand(hall: Hall) -> None:
         await play_seat(ada, table, bot)
         view = ada.tables[table].view
         assert view is not None and view.phase == "game_over"
+
+
+async def test_not_your_turn_and_a_new_game_at_the_same_table(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada", kind="bot") as ada, \
+            open_session("127.0.0.1", hall.port, name="bob", kind="bot") as bob:
+        table = await ada.create_table("gin", 2, {"target_score": 20})
+        await ada.join(table, 0)
+        await bob.join(table, 1)
+        await ada.start(table)
+        await wait_for(lambda: (ada.tables[table].my_turn or bob.tables[table].my_turn))
+        idle = bob if ada.tables[table].my_turn else ada
+        view = idle.tables[table].view
+        assert view is not None and view.seat is not None
+        with pytest.raises(RequestRefused) as info:
+            await idle.request(ActionMessage(table=table, move=view.move_number,
+                                             action={"kind": "pass"}))
+        assert info.value.code == "not_your_turn"
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_seat, bob, table, SimpleBot())
+            await play_seat(ada, table, SimpleBot())
+        first = ada.tables[table].view
+        assert first is not None and first.winners
+        with pytest.raises(RequestRefused) as info:
+            await bob.start(table)
+        assert info.value.code == "not_creator"
+        await wait_for(lambda: hall.lobby.tables[table].state == "finished")
+        await ada.start(table)  # the same seats play a new game
+        await wait_for(lambda: ada.tables[table].view is not None
+                       and ada.tables[table].view.phase != "game_over",  # type: ignore[union-attr]
+                       session=ada)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_seat, bob, table, SimpleBot())
+            await play_seat(ada, table, SimpleBot())
+        second = ada.tables[table].view
+        assert second is not None and second.winners and second.results
+
+
+@pytest.mark.parametrize("settings", [with_settings(grace_seconds=30, house_delay=0.2)])
+async def test_an_absent_player_is_replaced_after_the_grace_period(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    mock_clock.autojump_threshold = 0.05
+    assert hall.port
+    port = hall.port
+    async with open_session("127.0.0.1", port, name="host") as host:
+        table = await host.create_table("gin", 2, {"target_score": 10})
+        await host.add_bot(table, 1)
+        async with open_session("127.0.0.1", port, name="ada", reconnect_seconds=0) as ada:
+            await ada.join(table, 0)
+            await host.start(table)
+            await wait_for(lambda: ada.tables[table].my_turn, session=ada)
+            token = ada.token
+            assert ada._stream is not None
+            ada._stream.socket.close()  # gone, and it will not come back by itself
+        seat = hall.lobby.tables[table].seats[0]
+        await wait_for(lambda: seat.absent_since is not None, poll=0.5)
+        gone_at = seat.absent_since
+        assert gone_at is not None
+        # while the grace period runs the game waits for ada (no timer at this table)
+        await wait_for(lambda: seat.stand_in is not None, timeout=120, poll=0.5)
+        assert trio.current_time() - gone_at >= 30
+        info = hall.lobby.tables[table].info().seats[0]
+        assert info.bot == "simple" and not info.connected
+        moves = hall.lobby.tables[table].game.move_number  # type: ignore[union-attr]
+        await wait_for(lambda: hall.lobby.tables[table].game.move_number > moves + 4,  # type: ignore[union-attr]
+                       timeout=120, poll=0.5)
+        # ada comes back with her token: her seat is hers again
+        async with open_session("127.0.0.1", port, name="ada", token=token) as again:
+            await wait_for(lambda: table in again.tables
+                           and again.tables[table].view is not None, session=again)
+            assert seat.stand_in is None and seat.player is not None
+            assert seat.player.id == again.player_id
+            await play_seat(again, table, SimpleBot())

@@ -1,0 +1,71 @@
+"""Settings: defaults, a TOML file, the environment and flags, in that order; bad values."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from players import RawClient
+
+from rummyhall.server import ConfigError, Settings
+
+
+def test_precedence(tmp_path: Path) -> None:
+    file = tmp_path / "hall.toml"
+    file.write_text('port = 7000\nname = "From file"\nhand_pause = 1.5\nbeacon = false\n')
+    settings = Settings.load(file=file, env={"RUMMYHALL_PORT": "7100", "OTHER": "x",
+                                             "RUMMYHALL_MAX_TABLES": "12"},
+                             flags={"port": 7200, "name": None})
+    assert (settings.port, settings.name, settings.max_tables) == (7200, "From file", 12)
+    assert settings.hand_pause == 1.5 and settings.beacon is False
+    assert Settings.load().port == 7654
+
+
+@pytest.mark.parametrize(("env", "words"), [
+    ({"RUMMYHALL_PORT": "seventy"}, ["RUMMYHALL_PORT", "'port'", "int"]),
+    ({"RUMMYHALL_PORT": "70000"}, ["'port'", "out of range"]),
+    ({"RUMMYHALL_COLOUR": "red"}, ["unknown setting 'colour'"]),
+    ({"RUMMYHALL_LOG_LEVEL": "loud"}, ["'log_level'", "debug, info, warning, error"]),
+    ({"RUMMYHALL_BEACON": "maybe"}, ["'beacon'", "bool"]),
+])
+def test_bad_settings_are_named(env: dict[str, str], words: list[str]) -> None:
+    with pytest.raises(ConfigError) as info:
+        Settings.load(env=env)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_a_bad_file_is_reported(tmp_path: Path) -> None:
+    file = tmp_path / "bad.toml"
+    file.write_text("port = = 3")
+    with pytest.raises(ConfigError, match="cannot read"):
+        Settings.load(file=file)
+
+
+async def test_rummyhall_serve_stops_cleanly_on_sigterm() -> None:
+    command = [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
+               "--port", "0", "--no-beacon", "--log-level", "warning"]
+    process = await trio.lowlevel.open_process(command, stdout=-1)
+    try:
+        assert process.stdout is not None
+        line = b""
+        with trio.fail_after(20):
+            while b"\n" not in line:
+                line += await process.stdout.receive_some(1024)
+        port = int(line.split(b"listening on 127.0.0.1:")[1].split()[0])
+        raw = await RawClient.connect(port)
+        await raw.hello("ada")
+        process.send_signal(signal.SIGTERM)
+        got = await raw.receive_until_closed()
+        assert [getattr(m, "code", None) for m in got] == ["server_shutdown"]
+        with trio.fail_after(20):
+            assert await process.wait() == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        if process.stdout is not None:
+            await process.stdout.aclose()

@@ -1,0 +1,178 @@
+"""Bad input and limits: a misbehaving connection harms nobody else."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+import msgpack
+import pytest
+import trio
+import trio.testing
+from conftest import with_settings
+from players import RawClient, play_seat, wait_for
+
+from rummyhall.bots import SimpleBot
+from rummyhall.client import ServerClosed, open_session
+from rummyhall.protocol import Error, Hello, Ping, Pong, Welcome
+from rummyhall.server import Hall, Settings
+
+
+def fatal_codes(messages: Sequence[object]) -> list[str]:
+    return [m.code for m in messages if isinstance(m, Error) and m.fatal]
+
+
+@pytest.mark.parametrize(("data", "code"), [
+    (struct.pack(">I", 2**32 - 1), "frame_too_large"),  # a 4 GiB length prefix
+    (struct.pack(">I", 3) + b"\xc1\xc1\xc1", "bad_frame"),  # not msgpack
+    (struct.pack(">I", 2) + b"\x91\x01", "bad_message"),  # msgpack, not a map: not fatal
+])
+async def test_bad_frames_close_only_their_connection(hall: Hall, data: bytes,
+                                                      code: str) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada", kind="bot") as ada:
+        table = await ada.create_table("gin", 2, {"target_score": 25})
+        await ada.add_bot(table, 1)
+        await ada.join(table, 0)
+        await ada.start(table)
+        bad = await RawClient.connect(hall.port)
+        assert isinstance(await bad.hello("mallory"), Welcome)
+        await bad.send_bytes(data)
+        if code == "bad_message":
+            reply = await bad.receive()
+            assert isinstance(reply, Error) and reply.code == code and not reply.fatal
+            await bad.send(Ping(id=1))  # the connection goes on
+            assert isinstance(await bad.receive(), Pong)
+        else:
+            got = await bad.receive_until_closed()
+            assert fatal_codes(got) == [code]
+        await bad.aclose()
+        await play_seat(ada, table, SimpleBot())  # the table played on
+        assert ada.tables[table].view is not None
+
+
+async def test_hostile_first_frames(hall: Hall) -> None:
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    body = msgpack.packb({"type": "ping"})
+    await raw.send_bytes(struct.pack(">I", len(body)) + body)
+    assert fatal_codes(await raw.receive_until_closed()) == ["handshake_required"]
+    raw = await RawClient.connect(hall.port)
+    body = msgpack.packb({"type": "hello", "protocol": "rummyhall", "versions": [9],
+                          "name": "x", "kind": "person"})
+    await raw.send_bytes(struct.pack(">I", len(body)) + body)
+    assert fatal_codes(await raw.receive_until_closed()) == ["unsupported_version"]
+    raw = await RawClient.connect(hall.port)
+    await raw.send_bytes(struct.pack(">I", 10) + b"\x81")  # then the connection ends
+    await raw.stream.send_eof()
+    assert fatal_codes(await raw.receive_until_closed()) == ["bad_frame"]
+
+
+async def test_unknown_types_and_bad_fields_are_not_fatal_once_connected(hall: Hall) -> None:
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("ada")
+    for wire in ({"type": "teleport", "id": 5}, {"type": "join", "table": "one", "id": 6},
+                 {"type": "action", "table": 1, "move": 0, "action": {"kind": "discard",
+                                                                       "card": "Zz"}, "id": 7}):
+        body = msgpack.packb(wire)
+        await raw.send_bytes(struct.pack(">I", len(body)) + body)
+        reply = await raw.receive()
+        assert isinstance(reply, Error) and not reply.fatal and reply.id == wire["id"]
+    await raw.send(Ping(id=8))
+    pong = await raw.receive()
+    assert isinstance(pong, Pong) and pong.id == 8
+    await raw.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=5, burst=10)])
+async def test_a_flood_is_refused_then_closed(hall: Hall, settings: Settings) -> None:
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("flood")
+    data = b"".join(raw.conn.send(Ping(id=i)) for i in range(200))
+    await raw.send_bytes(data)
+    got = await raw.receive_until_closed()
+    pongs = [m for m in got if isinstance(m, Pong)]
+    limited = [m for m in got if isinstance(m, Error) and m.code == "rate_limited"]
+    assert 10 <= len(pongs) < 50
+    assert limited and limited[-1].fatal
+    async with open_session("127.0.0.1", hall.port, name="calm") as calm:
+        await calm.ping()  # the server is fine
+
+
+@pytest.mark.parametrize("settings", [with_settings(send_queue=8)])
+async def test_a_client_that_does_not_read_is_dropped(hall: Hall, settings: Settings) -> None:
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("sloth")
+    # ask for much more than a socket buffer and 8 queued messages hold, never read
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        table = await ada.create_table("gin", 2)
+        try:
+            for _ in range(20_000):
+                await raw.send(Ping())
+        except trio.BrokenResourceError:
+            pass  # the server dropped us: what the test is about
+        finally:
+            await raw.aclose()
+        await wait_for(lambda: not any(p.name == "sloth" for p in hall.lobby.players.connected()),
+                       timeout=20)
+        assert table in hall.lobby.tables  # others carry on
+        await ada.ping()
+
+
+@pytest.mark.parametrize("settings", [with_settings(max_connections=3, max_per_address=2)])
+async def test_connection_limits(hall: Hall, settings: Settings) -> None:
+    assert hall.port
+    first = await RawClient.connect(hall.port)
+    second = await RawClient.connect(hall.port)
+    await first.hello("a")
+    await second.hello("b")
+    third = await RawClient.connect(hall.port)
+    assert fatal_codes(await third.receive_until_closed()) == ["too_many_connections"]
+    await first.aclose()
+    await second.aclose()
+
+
+async def test_names_are_unique_and_a_token_replaces_the_old_session(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        with pytest.raises(ServerClosed) as info:
+            async with open_session("127.0.0.1", hall.port, name="ADA"):
+                pass
+        assert info.value.code == "name_taken"
+        raw = await RawClient.connect(hall.port)
+        await raw.send(Hello(versions=(1,), name="ada", kind="person", token=ada.token))
+        welcome = await raw.receive()
+        assert isinstance(welcome, Welcome) and welcome.session.resumed
+        assert welcome.session.player == ada.player_id
+        await wait_for(lambda: ada.closed_reason is not None, timeout=5)
+        assert ada.closed_reason is not None and ada.closed_reason.code == "session_replaced"
+        await raw.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(handshake_seconds=3, idle_seconds=20)])
+async def test_handshake_and_idle_timeouts(hall: Hall, settings: Settings,
+                                           mock_clock: trio.testing.MockClock) -> None:
+    mock_clock.autojump_threshold = 0.05
+    assert hall.port
+    silent = await RawClient.connect(hall.port)
+    assert fatal_codes(await silent.receive_until_closed(timeout=60)) == ["handshake_timeout"]
+    idle = await RawClient.connect(hall.port)
+    await idle.hello("idle")
+    started = trio.current_time()
+    assert fatal_codes(await idle.receive_until_closed(timeout=60)) == ["idle_timeout"]
+    assert trio.current_time() - started >= 20
+
+
+async def test_graceful_shutdown_tells_every_client(settings: Settings) -> None:
+    server = Hall(settings)
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(server.serve)
+        raw = await RawClient.connect(port)
+        await raw.hello("ada")
+        server.stop()
+    assert fatal_codes(await raw.receive_until_closed()) == ["server_shutdown"]
+    with pytest.raises(OSError):
+        await trio.open_tcp_stream("127.0.0.1", port)
