@@ -16,8 +16,9 @@ from rummyhall.rules import Card, CardError, Phase
 from rummyhall.server import Hall
 from rummyhall.server.players import Outbox, Player
 
-GAMES: list[tuple[str, int, dict[str, object]]] = [("gin", 2, {"target_score": 60}), ("basic", 4, {"max_hands": 2}),
-         ("chicago", 5, {"elimination_score": 60}), ("three_thirteen", 3, {})]
+GAMES: list[tuple[str, int, dict[str, object]]] = [
+    ("gin", 2, {"target_score": 60}), ("basic", 4, {"max_hands": 2}),
+    ("chicago", 5, {"elimination_score": 60}), ("three_thirteen", 3, {})]
 
 
 def cards_in(value: object) -> Iterator[int]:
