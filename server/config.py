@@ -67,6 +67,8 @@ class Settings:
                                  "a house bot plays it", low=0, high=86_400)
     house_delay: float = _s(0.4, "seconds a house bot waits before it plays (for people "
                                  "to follow)", low=0, high=60)
+    update_interval: float = _s(0.1, "seconds the lobby gathers table changes before it "
+                                     "tells every client", low=0, high=60)
     hand_pause: float = _s(2.0, "seconds between the end of a hand and the next deal",
                            low=0, high=60)
     stand_in: str = _s("simple", "strategy of the house bot that plays for an absent player")

@@ -149,6 +149,8 @@ class Hall:
         self._per_address[address] += 1
         try:
             await session.run()
+        except Exception:  # a bug in one session must not take the server down
+            log.exception("%s: session failed", address)
         finally:
             self.sessions.discard(session)
             self._per_address[address] -= 1

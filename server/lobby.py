@@ -34,10 +34,12 @@ from rummyhall.protocol.messages import GameInfo
 from rummyhall.rules import GAMES, OptionError, new_game, parse_options
 
 from .config import Settings
-from .players import Player, PlayerRegistry
+from .players import Player, PlayerRegistry, Prepared
 from .table import Command, Table, TableError
 
 log = logging.getLogger("rummyhall.lobby")
+
+UPDATE_CHUNK = 32  # clients told of lobby changes between two turns of the tables
 
 
 class Lobby:
@@ -52,16 +54,40 @@ class Lobby:
         self._seed = random.Random(settings.seed) if settings.seed is not None else None
         self._catalogue = Games(games=tuple(GameInfo.from_wire(g) for g in games_catalogue()),
                                 bots=STRATEGIES)
+        self._dirty: dict[int, Table | None] = {}  # tables to announce (None: removed)
+        self._dirty_event = trio.Event()
         #: Called with each new table (the journal hooks itself in here, issue 5).
         self.on_new_table: Callable[[Table], None] | None = None
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                   ) -> None:
-        """Host the tables' tasks until cancelled."""
+        """Host the tables' tasks and send the lobby's updates until cancelled."""
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             task_status.started()
-            await trio.sleep_forever()
+            await self._send_updates()
+
+    async def _send_updates(self) -> None:
+        """Tell every client of the tables that changed, at most every update_interval.
+
+        A burst of changes (many tables filling at once) costs each client one write of
+        the latest state of each table, not one write per change.
+        """
+        while True:
+            await self._dirty_event.wait()
+            await trio.sleep(self.settings.update_interval)
+            self._dirty_event = trio.Event()
+            dirty, self._dirty = self._dirty, {}
+            updates = [Prepared(TableRemoved(table=table_id)) if table is None
+                       else Prepared(TableUpdate(info=table.info()))
+                       for table_id, table in dirty.items()]
+            for n, player in enumerate(list(self.players.connected())):
+                for update in updates:
+                    player.send(update)
+                if n % UPDATE_CHUNK == UPDATE_CHUNK - 1:
+                    # let the tables run between chunks: each queued write is a system
+                    # call, and a thousand of them at once would stall every game
+                    await trio.sleep(0)
 
     # ------------------------------------------------------------------ requests
 
@@ -140,7 +166,8 @@ class Lobby:
         return Ok(id=msg.id, table=table_id)
 
     def _say(self, player: Player, msg: Say) -> Ok | TableError:
-        chat = Chat(player=player.id, name=player.name, text=msg.text, table=msg.table)
+        chat = Prepared(Chat(player=player.id, name=player.name, text=msg.text,
+                             table=msg.table))
         if msg.table is None:
             for other in self.players.connected():
                 other.send(chat)
@@ -184,11 +211,10 @@ class Lobby:
         if self._removable(table):
             self.tables.pop(table.id, None)
             table.close()
-            update: Message = TableRemoved(table=table.id)
+            self._dirty[table.id] = None
         else:
-            update = TableUpdate(info=table.info())
-        for player in self.players.connected():
-            player.send(update)
+            self._dirty[table.id] = table
+        self._dirty_event.set()
 
     def _removable(self, table: Table) -> bool:
         """A table nobody sits at, once finished or while waiting with its creator gone."""

@@ -11,9 +11,27 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterator
 
+import msgpack
 import trio
 
-from rummyhall.protocol import Message
+from rummyhall.protocol import MAX_SERVER_FRAME, Message, encode_frame
+
+
+class Prepared:
+    """A push message encoded once, for many connections (table updates, events, turns).
+
+    Only messages a server may push to any connection in the READY state are prepared;
+    the writer sends their bytes as they are.
+    """
+
+    __slots__ = ("data", "message")
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        self.data = encode_frame(msgpack.packb(message.to_wire()), MAX_SERVER_FRAME)
+
+
+Outgoing = Message | Prepared
 
 
 class Outbox:
@@ -25,11 +43,11 @@ class Outbox:
     """
 
     def __init__(self, size: int, on_overflow: Callable[[], None]) -> None:
-        self._send, self.receive = trio.open_memory_channel[Message](size)
+        self._send, self.receive = trio.open_memory_channel[Outgoing](size)
         self._on_overflow = on_overflow
         self.closed = False
 
-    def put(self, message: Message) -> bool:
+    def put(self, message: Outgoing) -> bool:
         """Queue ``message``; False (and the connection is being closed) if it cannot."""
         if self.closed:
             return False
@@ -64,7 +82,7 @@ class Player:
     def connected(self) -> bool:
         return self.outbox is not None and not self.outbox.closed
 
-    def send(self, message: Message) -> bool:
+    def send(self, message: Outgoing) -> bool:
         """Queue a message if connected; False when it could not be queued."""
         return self.outbox.put(message) if self.outbox is not None else False
 

@@ -36,7 +36,7 @@ from rummyhall.protocol import (
 )
 from rummyhall.protocol import Error as ErrorMessage
 
-from .players import Outbox, Player
+from .players import Outbox, Outgoing, Player, Prepared
 
 if TYPE_CHECKING:
     from .hall import Hall
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.session")
 
 READ_SIZE = 65_536
+WRITE_BATCH = 64  # messages joined into one write at most
 FEATURES = ("chat", "house_bots", "spectators", "resume", "games_catalogue")
 
 
@@ -76,8 +77,8 @@ class ServerSession:
     async def run(self) -> None:
         try:
             await self._run()
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
+        except* (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
+            pass  # the peer went away, or would not take our bytes: a lost connection
         finally:
             await self._finish()
 
@@ -149,7 +150,10 @@ class ServerSession:
             if event is NEED_DATA:
                 data = b""
                 with trio.move_on_after(s.idle_seconds) as idle:
-                    data = bytes(await self.stream.receive_some(READ_SIZE))
+                    try:
+                        data = bytes(await self.stream.receive_some(READ_SIZE))
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        return  # the connection was reset: a lost connection
                 if idle.cancelled_caught:
                     self._queue(fatal("idle_timeout", f"nothing received for "
                                                       f"{s.idle_seconds:g} s"))
@@ -182,32 +186,49 @@ class ServerSession:
             self.player.send(message)
 
     async def _writer(self, outbox: Outbox, written: trio.Event) -> None:
-        """Write queued messages until the outbox is closed and empty (or a write fails)."""
+        """Write queued messages until the outbox is closed and empty (or a write fails).
+
+        Whatever is queued when the socket is free goes out in one write: the events of an
+        action, the turn prompt and the reply usually share one system call.
+        """
         s = self.hall.settings
+        receive = outbox.receive
         try:
-            async for message in outbox.receive:
-                await self._write(message, s.send_timeout)
+            async for message in receive:
+                batch = [message]
+                while len(batch) < WRITE_BATCH:
+                    try:
+                        batch.append(receive.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                await self._write(batch, s.send_timeout)
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
             self._reading.cancel()
         finally:
             written.set()
 
-    async def _write(self, message: Message, timeout: float) -> None:
-        if self.conn.state is State.CLOSED:
-            return  # the conversation is over (bye, or a fatal error went out)
-        try:
-            data = self.conn.send(message)
-        except LocalProtocolError:
-            log.exception("refused to send %r", message)
-            return
-        with trio.fail_after(timeout):
-            await self.stream.send_all(data)
+    async def _write(self, messages: list[Outgoing], timeout: float) -> None:
+        chunks = []
+        for message in messages:
+            if self.conn.state is not State.READY and (
+                    isinstance(message, Prepared) or self.conn.state is State.CLOSED):
+                break  # the conversation is over (bye, or a fatal error went out)
+            if isinstance(message, Prepared):
+                chunks.append(message.data)
+                continue
+            try:
+                chunks.append(self.conn.send(message))
+            except LocalProtocolError:
+                log.exception("refused to send %r", message)
+        if chunks:
+            with trio.fail_after(timeout):
+                await self.stream.send_all(b"".join(chunks))
 
     async def _send_now(self, message: Message) -> None:
         """Write a message directly (before the writer runs, or a last fatal error)."""
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError,
                                  trio.TooSlowError):
-            await self._write(message, self.hall.settings.send_timeout)
+            await self._write([message], self.hall.settings.send_timeout)
 
     def _overflow(self) -> None:
         log.warning("%s: the client does not read; closing", self.address)

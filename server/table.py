@@ -75,7 +75,7 @@ from rummyhall.rules import (
 )
 
 from .config import Settings
-from .players import Player
+from .players import Player, Prepared
 
 log = logging.getLogger("rummyhall.table")
 
@@ -379,7 +379,7 @@ class Table:
 
     # ------------------------------------------------------------------ play
 
-    async def _action(self, player: Player, msg: ActionMessage) -> Ok:
+    async def _action(self, player: Player, msg: ActionMessage) -> None:
         seat = self.seat_of(player)
         if seat is None:
             raise TableError("not_seated", "you have no seat at this table")
@@ -391,11 +391,15 @@ class Table:
         if msg.move != game.move_number:
             raise TableError("stale_action", f"that answers move {msg.move}; the game is at "
                                              f"move {game.move_number}")
-        await self._play(action)
-        return Ok(id=msg.id, table=self.id)
+        await self._play(action, lambda: player.send(Ok(id=msg.id, table=self.id)))
 
-    async def _play(self, action: Action) -> None:
-        """Apply one action (refused with the rules' reason), publish it, move on."""
+    async def _play(self, action: Action,
+                    accepted: Callable[[], object] | None = None) -> None:
+        """Apply one action (refused with the rules' reason), publish it, move on.
+
+        The action is journalled, then acknowledged (``accepted``: the ``ok`` of a
+        client's action), then its events go to everyone (docs/protocol.md, section 7).
+        """
         assert self.game is not None
         try:
             events = self.game.apply(action)
@@ -404,6 +408,8 @@ class Table:
         self.journal.append(action)
         if self.before_broadcast is not None:
             await self.before_broadcast(self, action)
+        if accepted is not None:
+            accepted()
         self._broadcast(events)
         await self._advance()
 
@@ -449,7 +455,8 @@ class Table:
             if limit:
                 self.deadline = now + limit
         left = None if self.deadline == math.inf else int((self.deadline - now) * 1000)
-        turn = Turn(table=self.id, seat=seat.index, move=game.move_number, time_left_ms=left)
+        turn = Prepared(Turn(table=self.id, seat=seat.index, move=game.move_number,
+                             time_left_ms=left))
         for p, _ in self.audience():
             p.send(turn)
         if seat.player is not None and seat.bot is None:
@@ -550,12 +557,12 @@ class Table:
         audience = self.audience()
         for event in events:
             self.seq += 1
-            cache: dict[int | None, EventMessage] = {}
+            cache: dict[int | None, Prepared] = {}
             for player, seat in audience:
                 message = cache.get(seat)
                 if message is None:
-                    message = EventMessage(table=self.id, seq=self.seq,
-                                           event=event_to_wire(event_for(event, seat)))
+                    message = Prepared(EventMessage(table=self.id, seq=self.seq,
+                                                    event=event_to_wire(event_for(event, seat))))
                     cache[seat] = message
                 player.send(message)
 

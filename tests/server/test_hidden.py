@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import msgpack
 import pytest
 import trio
 from players import play_seat
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import open_session
-from rummyhall.protocol import Message
 from rummyhall.rules import Card, CardError, Phase
 from rummyhall.server import Hall
-from rummyhall.server.players import Outbox, Player
+from rummyhall.server.players import Outbox, Outgoing, Player, Prepared
 
 GAMES: list[tuple[str, int, dict[str, object]]] = [
     ("gin", 2, {"target_score": 60}), ("basic", 4, {"max_hands": 2}),
@@ -66,16 +66,19 @@ async def test_no_frame_shows_another_hand_or_the_stock(hall: Hall,
     leaks: list[str] = []
     original = Outbox.put
 
-    def recording_put(self: Outbox, message: Message) -> bool:
+    def recording_put(self: Outbox, outgoing: Outgoing) -> bool:
         owner = next((p for p in hall.lobby.players.connected() if p.outbox is self), None)
         if owner is not None:
+            message = outgoing.message if isinstance(outgoing, Prepared) else outgoing
+            if isinstance(outgoing, Prepared):  # the bytes sent are the message's
+                assert outgoing.data[4:] == msgpack.packb(message.to_wire())
             shown = set(cards_in(message.to_wire()))
             leaked = shown & hidden_from(hall, owner)
             frames.append((owner.name, message.type))
             if leaked:
                 leaks.append(f"{owner.name} got {message.type} with "
                              f"{sorted(str(Card(c)) for c in leaked)}")
-        return original(self, message)
+        return original(self, outgoing)
 
     monkeypatch.setattr(Outbox, "put", recording_put)
 

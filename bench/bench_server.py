@@ -1,0 +1,383 @@
+"""Load bench of the server over loopback (prints figures, asserts nothing).
+
+    python bench/bench_server.py [--tables 16] [--idle 1000] [--seconds 10] [--procs 2]
+
+1. Starts ``rummyhall serve`` in its own process, then ``--procs`` client processes.
+   Each client process plays ``--tables / --procs`` Gin tables as fast as it can, two
+   remote bot clients per table (uniformly random legal moves, on raw msgpack frames:
+   the echo clients' framing code, so the figures are the server's), and measures every
+   action from send to its ``ok``.
+2. Prints the actions per second, p50/p99 latency, the connections held (it also opens
+   ``--idle`` idle connections), and the server's resident memory per connection.
+3. Runs the same client pattern against a bare trio msgpack echo server (the floor: the
+   cost of sockets, framing and msgpack with no game at all) and prints its rate.
+4. Repeats the game load paced at half the peak rate and prints that latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import msgpack
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+# ---------------------------------------------------------------- client processes
+
+
+class LightClient:
+    """A minimal bot client on raw msgpack frames: the same framing code as the echo
+    clients, so that the bench measures the server, not a client library."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.buffer = b""
+        self.ids = 0
+
+    @classmethod
+    async def connect(cls, port: int, name: str) -> LightClient:
+        client = cls(await trio.open_tcp_stream("127.0.0.1", port))
+        await client.send({"type": "hello", "protocol": "rummyhall", "versions": [1],
+                           "name": name, "kind": "bot"})
+        welcome = await client.receive()
+        assert welcome["type"] == "welcome", welcome
+        return client
+
+    async def send(self, message: dict[str, object]) -> None:
+        body = msgpack.packb(message)
+        await self.stream.send_all(struct.pack(">I", len(body)) + body)
+
+    async def request(self, message: dict[str, object]) -> dict[str, object]:
+        self.ids += 1
+        await self.send({**message, "id": self.ids})
+        while True:
+            reply = await self.receive()
+            if reply.get("id") == self.ids and reply["type"] in ("ok", "error"):
+                assert reply["type"] == "ok", reply
+                return reply
+
+    async def receive(self) -> dict[str, object]:
+        while len(self.buffer) < 4 or len(self.buffer) < 4 + struct.unpack(
+                ">I", self.buffer[:4])[0]:
+            data = await self.stream.receive_some(65_536)
+            if not data:
+                raise EOFError
+            self.buffer += data
+        size = struct.unpack(">I", self.buffer[:4])[0]
+        value = msgpack.unpackb(self.buffer[4:4 + size], raw=False)
+        self.buffer = self.buffer[4 + size:]
+        assert isinstance(value, dict)
+        return value
+
+
+async def play_tables(port: int, tables: int, seconds: float, rate: float | None,
+                      tag: str) -> dict[str, object]:
+    """Play Gin tables for ``seconds``; ``rate`` caps each table's actions per second."""
+    latencies: list[float] = []
+    actions = frames = 0
+    stop_at = math.inf
+    rng = random.Random()
+    ready = 0
+    go = trio.Event()
+
+    async def act(client: LightClient, table: int, message: dict[str, object],
+                  sent_at: dict[object, float]) -> None:
+        if rate:
+            await trio.sleep(1 / rate)  # pacing, without holding up the reader
+        client.ids += 1
+        legal = message["legal"]
+        assert isinstance(legal, list)
+        sent_at[client.ids] = time.perf_counter()
+        await client.send({"type": "action", "table": table, "id": client.ids,
+                           "move": message["move"], "action": rng.choice(legal)})
+
+    async def seat(client: LightClient, table: int, creator: bool,
+                   nursery: trio.Nursery) -> None:
+        nonlocal actions, frames
+        sent_at: dict[object, float] = {}
+        while trio.current_time() < stop_at:
+            message = await client.receive()
+            frames += 1
+            kind = message["type"]
+            if kind == "your_turn":
+                nursery.start_soon(act, client, table, message, sent_at)
+            elif kind in ("ok", "error") and message.get("id") in sent_at:
+                latencies.append(time.perf_counter() - sent_at.pop(message["id"]))
+                actions += 1
+            elif kind == "event" and creator and \
+                    message["event"]["kind"] == "game_over":  # type: ignore[index]
+                client.ids += 1
+                await client.send({"type": "start", "table": table, "id": client.ids})
+
+    async def table_pair(n: int) -> None:
+        a = await LightClient.connect(port, f"{tag}a{n}")
+        b = await LightClient.connect(port, f"{tag}b{n}")
+        reply = await a.request({"type": "create_table", "game": "gin", "players": 2,
+                                 "options": {"target_score": 50}})
+        table = reply["table"]
+        assert isinstance(table, int)
+        await a.request({"type": "join", "table": table, "seat": 0})
+        await b.request({"type": "join", "table": table, "seat": 1})
+        nonlocal ready
+        ready += 1
+        if ready == tables:
+            go.set()
+        await go.wait()  # the clock starts once every table is set up
+        await a.request({"type": "start", "table": table})
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(seat, a, table, True, nursery)
+            nursery.start_soon(seat, b, table, False, nursery)
+        await a.stream.aclose()
+        await b.stream.aclose()
+
+    started = 0.0
+
+    async def clock() -> None:
+        nonlocal stop_at, started
+        await go.wait()
+        started = time.perf_counter()
+        stop_at = trio.current_time() + seconds
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(clock)
+        for n in range(tables):
+            nursery.start_soon(table_pair, n)
+    elapsed = time.perf_counter() - started
+    return {"actions": actions, "elapsed": elapsed, "latencies": latencies,
+            "frames": frames + actions}
+
+
+async def hold_idle(port: int, count: int, seconds: float, tag: str) -> dict[str, object]:
+    """Open ``count`` connections that say hello, then only read what the lobby pushes."""
+    held = 0
+
+    async def idle(n: int) -> None:
+        nonlocal held
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        async with stream:
+            body = msgpack.packb({"type": "hello", "protocol": "rummyhall", "versions": [1],
+                                  "name": f"{tag}i{n}", "kind": "spectator"})
+            await stream.send_all(struct.pack(">I", len(body)) + body)
+            held += 1
+            with trio.move_on_after(seconds):
+                while await stream.receive_some(65_536):
+                    pass
+
+    async with trio.open_nursery() as nursery:
+        for n in range(count):
+            nursery.start_soon(idle, n)
+            if n % 50 == 49:
+                await trio.sleep(0.05)
+    return {"held": held}
+
+
+async def echo_clients(port: int, clients: int, seconds: float) -> dict[str, object]:
+    """The echo floor: each client sends an action-sized map and waits for it back."""
+    latencies: list[float] = []
+    frame_body = msgpack.packb({"type": "action", "table": 1, "move": 17, "id": 99,
+                                "action": {"kind": "discard", "card": "Td"}})
+    frame = struct.pack(">I", len(frame_body)) + frame_body
+    stop_at = trio.current_time() + seconds
+
+    async def client() -> None:
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        buffer = b""
+        async with stream:
+            while trio.current_time() < stop_at:
+                began = time.perf_counter()
+                await stream.send_all(frame)
+                while len(buffer) < 4 or len(buffer) < 4 + struct.unpack(">I", buffer[:4])[0]:
+                    buffer += await stream.receive_some(65_536)
+                size = struct.unpack(">I", buffer[:4])[0]
+                msgpack.unpackb(buffer[4:4 + size])
+                buffer = buffer[4 + size:]
+                latencies.append(time.perf_counter() - began)
+
+    started = time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        for _ in range(clients):
+            nursery.start_soon(client)
+    return {"actions": len(latencies), "elapsed": time.perf_counter() - started,
+            "latencies": latencies, "frames": 2 * len(latencies)}
+
+
+async def echo_server(port: int) -> None:
+    """A bare trio msgpack echo server: framing and msgpack both ways, nothing else."""
+
+    async def handle(stream: trio.SocketStream) -> None:
+        buffer = b""
+        try:
+            while True:
+                data = await stream.receive_some(65_536)
+                if not data:
+                    return
+                buffer += data
+                while len(buffer) >= 4 and len(buffer) >= 4 + struct.unpack(">I",
+                                                                             buffer[:4])[0]:
+                    size = struct.unpack(">I", buffer[:4])[0]
+                    value = msgpack.unpackb(buffer[4:4 + size])
+                    buffer = buffer[4 + size:]
+                    body = msgpack.packb(value)
+                    await stream.send_all(struct.pack(">I", len(body)) + body)
+        except trio.BrokenResourceError:
+            return
+
+    await trio.serve_tcp(handle, port, host="127.0.0.1")
+
+
+def client_main(args: argparse.Namespace) -> None:
+    async def main() -> dict[str, object]:
+        if args.mode == "play":
+            return await play_tables(args.port, args.tables, args.seconds, args.rate, args.tag)
+        if args.mode == "idle":
+            return await hold_idle(args.port, args.count, args.seconds, args.tag)
+        return await echo_clients(args.port, args.tables * 2, args.seconds)
+
+    result = trio.run(main)
+    print(json.dumps(result))
+
+
+# ---------------------------------------------------------------- orchestration
+
+
+def spawn(*argv: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, str(Path(__file__)), *argv],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def collect(procs: list[subprocess.Popen[str]]) -> list[dict[str, object]]:
+    results = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=600)
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    return results
+
+
+def summary(label: str, results: list[dict[str, object]]) -> tuple[float, float]:
+    """Print a run's figures; return its round trips and frames (both ways) per second."""
+    actions = sum(int(r["actions"]) for r in results)  # type: ignore[call-overload]
+    frames = sum(int(r["frames"]) for r in results)  # type: ignore[call-overload]
+    elapsed = max(float(r["elapsed"]) for r in results)  # type: ignore[arg-type]
+    lat = sorted(x for r in results for x in r["latencies"])  # type: ignore[attr-defined]
+    rate = actions / elapsed if elapsed else 0.0
+    frame_rate = frames / elapsed if elapsed else 0.0
+    if lat:
+        p50 = statistics.median(lat) * 1000
+        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+        print(f"  {label:<30} {rate:>8,.0f} requests/s {frame_rate:>8,.0f} frames/s   "
+              f"p50 {p50:6.2f} ms  p99 {p99:6.2f} ms")
+    return rate, frame_rate
+
+
+def start_server(port: int) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
+               "--port", str(port), "--no-beacon", "--house-delay", "0", "--hand-pause", "0",
+               "--messages-per-second", "10000", "--burst", "10000",
+               "--max-connections", "5000", "--max-per-address", "5000",
+               "--log-level", "warning"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE)
+    assert server.stdout is not None
+    server.stdout.readline()
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=16)
+    parser.add_argument("--idle", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--procs", type=int, default=2)
+    args = parser.parse_args()
+    per = max(1, args.tables // args.procs)
+    print(f"loopback, {os.cpu_count()} cores; {args.procs} client processes, "
+          f"{per * args.procs} Gin tables ({per * args.procs * 2} playing connections), "
+          f"{args.seconds:g} s per run")
+
+    port = free_port()
+    server = start_server(port)
+    try:
+        base = rss_kib(server.pid)
+        idle = [spawn("client", "idle", str(port), "--count", str(args.idle // args.procs),
+                      "--seconds", str(args.seconds * 2 + 10), "--tag", f"p{i}")
+                for i in range(args.procs)]
+        time.sleep(min(10.0, 2 + args.idle / 200))
+        with_idle = rss_kib(server.pid)
+        held = args.idle // args.procs * args.procs
+        print(f"  connections held idle: {held}; server memory {base / 1024:.1f} MiB -> "
+              f"{with_idle / 1024:.1f} MiB, {(with_idle - base) / max(held, 1):.1f} KiB "
+              f"per connection")
+        play = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
+                      str(args.seconds), "--tag", f"q{i}") for i in range(args.procs)]
+        peak, peak_frames = summary("server, full speed", collect(play))
+        half = peak / 2 / (per * args.procs)  # per table: one seat acts at a time
+        paced = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
+                       str(args.seconds), "--rate", f"{half:.3f}", "--tag", f"r{i}")
+                 for i in range(args.procs)]
+        summary("server, paced at half of peak", collect(paced))
+        print(f"  connections held during the runs: {held} idle + "
+              f"{per * args.procs * 2} playing; peak server memory "
+              f"{rss_kib(server.pid) / 1024:.1f} MiB")
+        collect(idle)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    echo_port = free_port()
+    echo = subprocess.Popen([sys.executable, str(Path(__file__)), "echo-server",
+                             str(echo_port)])
+    time.sleep(1.0)
+    try:
+        clients = [spawn("client", "echo", str(echo_port), "--tables", str(per),
+                         "--seconds", str(args.seconds)) for _ in range(args.procs)]
+        floor, floor_frames = summary("bare trio msgpack echo", collect(clients))
+    finally:
+        echo.terminate()
+        echo.wait(timeout=30)
+    if floor:
+        print(f"  server / echo: {peak / floor:.2f} in requests, "
+              f"{peak_frames / floor_frames:.2f} in frames (each action is answered with "
+              f"its ok, its events and the next prompts to both seats)")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "client":
+        sub = argparse.ArgumentParser()
+        sub.add_argument("mode")
+        sub.add_argument("port", type=int)
+        sub.add_argument("--tables", type=int, default=1)
+        sub.add_argument("--count", type=int, default=0)
+        sub.add_argument("--seconds", type=float, default=10)
+        sub.add_argument("--rate", type=float, default=None)
+        sub.add_argument("--tag", default="c")
+        client_main(sub.parse_args(sys.argv[2:]))
+    elif len(sys.argv) > 1 and sys.argv[1] == "echo-server":
+        trio.run(echo_server, int(sys.argv[2]))
+    else:
+        main()
