@@ -38,3 +38,13 @@ async def test_a_client_hears_the_server_beacon() -> None:
                                   encode_beacon(Beacon("x", 1, 0, 0))[:-3]])
 def test_junk_is_not_a_beacon(data: bytes) -> None:
     assert decode_beacon(data) is None
+
+
+def test_the_documented_beacon_example_decodes() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    section = doc.split("## 12. The LAN beacon")[1]
+    hex_text = section.split("```\n")[1].strip()
+    beacon = decode_beacon(bytes.fromhex(hex_text))
+    assert beacon == Beacon(name="Club night", port=7654, tables=3, players=7)
