@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 import trio
@@ -41,8 +42,6 @@ def test_junk_is_not_a_beacon(data: bytes) -> None:
 
 
 def test_the_documented_beacon_example_decodes() -> None:
-    from pathlib import Path
-
     doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
     section = doc.split("## 12. The LAN beacon")[1]
     hex_text = section.split("```\n")[1].strip()
