@@ -5,16 +5,24 @@ import random
 from .base import Strategy
 from .random_bot import RandomBot
 from .simple_bot import SimpleBot
+from .strong_bot import StrongBot, StrongParams
 
-STRATEGIES: tuple[str, ...] = (RandomBot.name, SimpleBot.name)
+STRATEGIES: tuple[str, ...] = (RandomBot.name, SimpleBot.name, StrongBot.name)
 
 
 def make_strategy(name: str, rng: random.Random | None = None) -> Strategy:
-    """A new bot of the strategy called ``name``; ``rng`` seeds the ones that use chance."""
+    """A new bot of the strategy called ``name``; ``rng`` seeds the ones that use chance.
+
+    Raises ``ValueError`` for an unknown name.
+    """
     if name == RandomBot.name:
         return RandomBot(rng)
     if name == SimpleBot.name:
         return SimpleBot()
+    if name == StrongBot.name:
+        return StrongBot()
     raise ValueError(f"unknown strategy {name!r}; strategies: {', '.join(STRATEGIES)}")
 
-__all__ = ["STRATEGIES", "RandomBot", "SimpleBot", "Strategy", "make_strategy"]
+
+__all__ = ["STRATEGIES", "RandomBot", "SimpleBot", "Strategy", "StrongBot", "StrongParams",
+           "make_strategy"]

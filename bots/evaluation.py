@@ -1,0 +1,264 @@
+"""Hand evaluation for the strong bot: deadwood, draw potential and discard danger.
+
+Theory of operation
+-------------------
+All numbers are in deadwood points, the unit every rummy scores in, so they add up.
+
+*Deadwood* ``dd(H)`` is exact: the meld solver's least deadwood of the hand.
+
+*Potential* ``g(H)`` is the expected deadwood saved by the next draw: the average, over
+the cards the bot cannot place (each face weighted by its unseen copies), of
+``dd(H) - min over discards d of dd(H + u - d)``. Most cards cannot meld with a hand: a
+card ``u`` that shares no rank with the hand and lies more than two ranks from every
+card of its suit (with at most one wild card in the hand) stays deadwood, and its saving
+is exactly ``max(0, m - points(u))`` where ``m`` is the most one discard can take off
+``dd(H)``: drawing a low card lets a high one go. Only the other cards cost a solve (with
+two wild cards or more the same shortcut is an approximation: such wild cards are rarely
+free to meld a new card). On the solver's slow path (wild cards, several decks) the
+discard after drawing is searched among the hand's two dearest loose cards only.
+A card whose partners are all dead (on the pile, in the bot's hand) adds no potential,
+so discarding it costs nothing: that is how "discard the dead cards" comes out.
+
+*Value* of a hand the bot keeps: ``V(H) = dd(H) - beta * g(H)``, lower is better; beta
+says how much the coming draws matter (it shrinks as the stock does).
+
+*Danger* of a discard is the probability that the next seat can use it: a set needs two
+partners of the card's rank (wild cards count), a run needs both cards of one of its
+three windows of three. A partner the next seat is known to hold (it took it from the
+pile) counts for sure; an unseen one with probability ``1 - exp(-q * copies)`` where
+``q`` is the share of the unseen cards that seat holds; a dead one not at all. A rank
+the next seat discarded or passed on is less likely collected (sets count 0.4 times).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Sequence
+
+from rummyhall.rules import Card, MeldRules, deadwood_points, discard_deadwoods
+
+_RANK_FACES = [sum(1 << (s * 16 + r) for s in range(4)) for r in range(14)]
+
+
+def _near(suit: int, rank: int, cyclic: bool) -> int:
+    """Faces of ``suit`` within two ranks of ``rank`` (the ranks wrap when aces can be high)."""
+    mask = 0
+    for delta in (-2, -1, 1, 2):
+        r = rank + delta
+        if cyclic:
+            r = (r - 1) % 13 + 1
+        if 1 <= r <= 13:
+            mask |= 1 << (suit * 16 + r)
+    return mask
+
+
+_NEAR = {cyclic: [[_near(s, r, cyclic) for r in range(14)] for s in range(4)]
+         for cyclic in (False, True)}
+
+
+def run_windows(rank: int, rules: MeldRules) -> list[tuple[int, int]]:
+    """The pairs of ranks that make a three-card run with ``rank`` under ``rules``."""
+    cyclic = rules.ace_mode == "round_the_corner"
+    high = rules.ace_mode == "high_or_low"
+    windows = []
+    for lo in (rank - 2, rank - 1, rank):
+        ranks = [lo, lo + 1, lo + 2]
+        fixed = []
+        for r in ranks:
+            if cyclic:
+                r = (r - 1) % 13 + 1
+            elif high and r == 14:
+                r = 1
+            elif not 1 <= r <= 13:
+                break
+            fixed.append(r)
+        else:
+            others = [r for r in fixed if r != rank] if fixed.count(rank) == 1 else []
+            if len(others) == 2 and len(set(fixed)) == 3:
+                windows.append((others[0], others[1]))
+    return windows
+
+
+class HandEvaluator:
+    """Evaluates hands for one decision, given the card rules and the unseen cards.
+
+    ``unseen`` holds a count per face (64 entries, see
+    :func:`~rummyhall.bots.tracking.unseen_faces`).
+    """
+
+    def __init__(self, rules: MeldRules, unseen: Sequence[int],
+                 cache: dict[tuple[Card, ...], float] | None = None) -> None:
+        self.rules = rules
+        self.unseen = unseen
+        self.total = sum(unseen)
+        self.faces = [(face, n) for face, n in enumerate(unseen) if n]
+        self.cyclic = rules.ace_mode != "low"
+        self.wild_mask = 1 | (_RANK_FACES[rules.wild_rank] if rules.wild_rank else 0)
+        self.wild_faces = _bits(self.wild_mask)
+        # Potentials may be shared by the decisions of one hand: the unseen cards change
+        # by a card or two between them, which hardly moves an average over thirty.
+        self._potential: dict[tuple[Card, ...], float] = {} if cache is None else cache
+
+    # -- deadwood and potential
+
+    def deadwood(self, hand: Sequence[Card]) -> int:
+        return deadwood_points(hand, self.rules)
+
+    def related(self, card: Card, hand: Sequence[Card]) -> bool:
+        """True if ``card`` might meld with cards of ``hand`` (see :meth:`_related_exact`)."""
+        return bool(self._related_exact(hand)[0] >> (card & 63) & 1)
+
+    def _related_exact(self, hand: Sequence[Card]) -> tuple[int, bool]:
+        """Faces that might meld with ``hand`` (the others stay deadwood).
+
+        The flag says the mask is exact and the hand on the solver's fast path: aces low,
+        no wild card, distinct faces (Gin, most Basic Rummy); then a face is listed only
+        if it completes a set (two cards of its rank held) or a run (two cards of one of
+        its windows held).
+        """
+        rules = self.rules
+        wilds = sum(1 for c in hand if rules.is_wild(c))
+        if not wilds and not self.cyclic and not self.wild_mask & ~1:
+            m = 0
+            for c in hand:
+                m |= 1 << (c & 63)
+            if m.bit_count() == len(hand):
+                return _meldable(m) | 1, True
+        near = _NEAR[self.cyclic]
+        mask = self.wild_mask
+        for c in hand:
+            if not rules.is_wild(c):
+                rank = c & 15
+                mask |= _RANK_FACES[rank] | near[(c >> 4) & 3][rank]
+        # With one wild card a meld still needs a partner within two ranks. With two or
+        # more any card could meld with two wild cards, but those are rarely free (they
+        # already meld the hand's loose cards): the mask ignores that, an approximation.
+        return mask, False
+
+    def potential(self, hand: Sequence[Card]) -> float:
+        """``g(H)``: the expected deadwood the next draw saves (see the module docstring)."""
+        key = tuple(sorted(hand))
+        cached = self._potential.get(key)
+        if cached is not None:
+            return cached
+        value = self._compute_potential(key)
+        self._potential[key] = value
+        return value
+
+    def _compute_potential(self, hand: tuple[Card, ...]) -> float:
+        if not self.total:
+            return 0.0
+        rules = self.rules
+        dd = deadwood_points(hand, rules)
+        if dd == 0:
+            return 0.0
+        after = discard_deadwoods(hand, rules)
+        most = dd - min(after.values())
+        related, exact = self._related_exact(hand)
+        # Without the exact (fast) path a full discard search per card is dear: try only
+        # the two dearest loose cards of the hand as the discard after drawing.
+        points = rules.points_by_face
+        loose = sorted((c for c in hand if after[c] == dd - points[c & 63]),
+                       key=lambda c: -points[c & 63])[:2]
+        held = set(hand)
+        acc = 0.0
+        for face, n in self.faces:
+            p = points[face]
+            gain = most - p if most > p else 0
+            if related >> face & 1:
+                u = face
+                while u in held:
+                    u += 64
+                grown = (*hand, Card(u))
+                if deadwood_points(grown, rules) < dd + p:
+                    if exact:
+                        best = min(discard_deadwoods(grown, rules).values())
+                    else:
+                        best = min([dd, *(deadwood_points([x for x in grown if x != c], rules)
+                                          for c in loose)])
+                    gain = max(gain, dd - best)
+            acc += n * gain
+        return acc / self.total
+
+    def value(self, hand: Sequence[Card], beta: float, dd: int | None = None) -> float:
+        """``V(H) = dd(H) - beta * g(H)``: lower is better."""
+        if dd is None:
+            dd = deadwood_points(hand, self.rules)
+        if beta <= 0 or dd == 0:
+            return float(dd)
+        return dd - beta * self.potential(hand)
+
+    # -- danger
+
+    def danger(self, card: Card, *, holds: float, known: Collection[Card] = (),
+               shunned: Collection[int] = ()) -> float:
+        """The probability that a seat holding ``holds`` unknown cards can meld ``card``.
+
+        ``known`` are cards that seat is known to hold, ``shunned`` faces it discarded or
+        passed on.
+        """
+        rules = self.rules
+        if rules.is_wild(card):
+            return 1.0
+        q = holds / self.total if self.total else 0.0
+        known_faces: dict[int, int] = {}
+        for c in known:
+            known_faces[c & 63] = known_faces.get(c & 63, 0) + 1
+        unseen = self.unseen
+        rank, suit = card & 15, (card >> 4) & 3
+
+        def has(face: int) -> float:
+            if known_faces.get(face):
+                return 1.0
+            n = unseen[face]
+            return 1.0 - math.exp(-q * n) if n else 0.0
+
+        # Sets: two partners of the same rank (or wild cards) among the seat's cards.
+        sure = 0
+        lam = 0.0
+        for face in (*_rank_faces(rank), *self.wild_faces):
+            sure += known_faces.get(face, 0)
+            lam += q * unseen[face]
+        if sure >= 2:
+            p_set = 1.0
+        elif sure == 1:
+            p_set = 1.0 - math.exp(-lam)
+        else:
+            p_set = 1.0 - math.exp(-lam) * (1.0 + lam)
+        if any(f & 15 == rank for f in shunned):
+            p_set *= 0.4
+        # Runs: both other cards of one of the (up to) three windows.
+        miss = 1.0
+        for a, b in run_windows(rank, rules):
+            miss *= 1.0 - has(suit * 16 + a) * has(suit * 16 + b)
+        return 1.0 - (1.0 - p_set) * miss
+
+
+_SUIT_BITS = 0x3FFE  # positions 1..13 of one suit's 16-bit field
+_SPREAD = 0x0001_0001_0001_0001
+
+
+def _meldable(m: int) -> int:
+    """Faces (not in ``m``) that form a meld with two cards of face mask ``m``: aces low."""
+    out = 0
+    for s in range(4):
+        p = m >> (16 * s) & _SUIT_BITS
+        runs = (p >> 1 & p >> 2) | (p << 1 & p >> 1) | (p << 1 & p << 2)
+        out |= (runs & _SUIT_BITS) << (16 * s)
+    for r in range(1, 14):
+        if (m >> r & _SPREAD).bit_count() >= 2:
+            out |= _SPREAD << r
+    return out & ~m
+
+
+def _rank_faces(rank: int) -> tuple[int, ...]:
+    return (rank, 16 + rank, 32 + rank, 48 + rank)
+
+
+def _bits(x: int) -> list[int]:
+    out = []
+    while x:
+        low = x & -x
+        out.append(low.bit_length() - 1)
+        x ^= low
+    return out

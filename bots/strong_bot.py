@@ -1,0 +1,408 @@
+"""The strong bot: the meld solver, card tracking, and a simple evaluation for every choice.
+
+Theory of operation
+-------------------
+The bot sees only its seat's view. :class:`~rummyhall.bots.tracking.Tracker` turns the
+views it has seen this hand into knowledge: cards an opponent took from the pile, faces
+it discarded or passed on, and so the cards still unseen. Every decision then compares
+hands with one number in deadwood points (:mod:`rummyhall.bots.evaluation`):
+
+``V(H) = dd(H) - beta * g(H)``: the exact deadwood of the kept hand, less a share of
+the deadwood the next draw is expected to save (its *potential*). Lower is better.
+``beta`` is ``StrongParams.beta`` in Basic Rummy and early in Gin (shrinking with the
+stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from it.
+
+- **Draw.** Taking the top discard ``t`` yields the best kept hand ``H'`` of ``H + t``;
+  drawing from the stock is worth, on average, ``dd(H) - g(H)`` now plus the same
+  potential later. Take ``t`` when ``V(H') < dd(H) - (1 + beta) * g(H) - margin``: when it
+  completes a meld, or swaps a high deadwood card for a low one, by more than a random
+  card would on average. (Gin's upcard is the same choice; passing is the stock.)
+- **Discard.** Minimise ``V(H - d) + w * danger(d)``: deadwood and potential of what is
+  kept, plus the chance the next seat can meld ``d`` (it took a neighbour or a partner
+  from the pile; the card's partners are live) times ``w`` points. Cards whose partners
+  are dead have no potential and no danger, so they go first among equals.
+- **Ending the hand.**
+  Gin: gin at once; knock when the chance of an undercut is small: the opponent's
+  deadwood after layoffs is modelled as normal around a mean that falls with the number
+  of cards drawn (:data:`GIN_OPPONENT`, measured in self-play), and the bot knocks when
+  ``P(opponent <= mine)`` is below ``knock_risk`` (2%: early in the hand any legal
+  count, later only a low one; otherwise it plays on for gin or a lower count).
+  ``gin_chase`` (off) would also refuse to knock a count that low while the stock is
+  long.
+  Chicago: rummy at once; knock when the chance that another seat has no more unmelded
+  points (the 15-point penalty) is small, smaller still when the penalty would
+  eliminate the bot.
+  Three Thirteen: go out as soon as it is legal.
+  Basic Rummy: lay off deadwood and meld the best arrangement's melds, except while
+  going rummy is possible and worth it: with nothing melded yet, the bonus on, at most
+  ``rummy_hold`` deadwood cards and no opponent close to going out, it holds its melds
+  to go out in one turn for the bonus.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rummyhall.rules import (
+    Card,
+    DeclareRummy,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    GoOut,
+    Knock,
+    LayOff,
+    Meld,
+    MeldRules,
+    PassUpcard,
+    SeatAction,
+    SeatView,
+    can_lay_off,
+    deadwood_points,
+    discard_deadwoods,
+    meld_rules_for,
+)
+
+from .evaluation import HandEvaluator
+from .tracking import HandMemory, Tracker, next_seat, unseen_faces
+
+# Gin: the opponent's deadwood after layoffs, mean and spread, by cards drawn from the
+# stock since the deal (both players). Measured in strong-against-strong play.
+GIN_OPPONENT: tuple[tuple[int, float, float], ...] = (
+    (0, 51.0, 16.0), (2, 43.0, 15.5), (4, 35.0, 14.6), (6, 29.0, 13.0), (8, 25.0, 11.0),
+    (10, 22.5, 9.7), (12, 20.0, 9.0), (14, 17.5, 7.7), (16, 15.7, 7.5), (18, 13.3, 7.3),
+    (20, 11.0, 6.5), (22, 9.0, 5.6), (24, 7.8, 5.5), (26, 6.0, 4.6), (28, 5.0, 4.3),
+)
+
+# Chicago: another seat's unmelded points (7 cards) by our own turns played this hand
+# (the others have played about as many). Measured in strong-against-strong play, two
+# and four players.
+CHICAGO_OPPONENT: tuple[tuple[int, float, float], ...] = (
+    (0, 32.0, 14.0), (2, 25.0, 12.0), (4, 20.0, 10.0), (6, 17.0, 8.5), (8, 13.0, 7.7),
+    (10, 10.0, 6.5), (12, 8.5, 5.0),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StrongParams:
+    """The strong bot's tunable weights (deadwood points; probabilities)."""
+
+    beta: float = 1.5  # weight of the draw potential in V(H) (Gin early, Basic Rummy)
+    danger_weight: float = 6.0  # points lost when the next seat can use our discard
+    take_margin: float = 0.5  # taking the discard tells the others what we collect
+    candidates: int = 3  # discards whose potential is computed (the best by deadwood)
+    knock_risk: float = 0.02  # Gin: knock when P(undercut) is below this
+    gin_chase: int = 0  # Gin: with deadwood at most this and a long stock, wait for gin
+    chicago_risk: float = 0.3  # Chicago: knock when P(penalty) is below this
+    chicago_risk_fatal: float = 0.08  # ... when the penalty would eliminate us
+    rummy_hold: int = 2  # Basic: hold melds for going rummy with this many loose cards
+    potential_cards: int = 11  # no potential beyond this hand size (the solver's cost)
+
+
+def _interpolate(table: Sequence[tuple[int, float, float]], x: float) -> tuple[float, float]:
+    """Mean and spread at ``x`` by linear interpolation in ``table`` (clamped at its ends)."""
+    if x <= table[0][0]:
+        return table[0][1], table[0][2]
+    for (x0, m0, s0), (x1, m1, s1) in itertools.pairwise(table):
+        if x <= x1:
+            f = (x - x0) / (x1 - x0)
+            return m0 + f * (m1 - m0), s0 + f * (s1 - s0)
+    return table[-1][1], table[-1][2]
+
+
+def _normal_cdf(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def prob_at_most(points: float, mean: float, spread: float) -> float:
+    """P(X <= points) for a deadwood count modelled as normal (with a half-point correction)."""
+    return _normal_cdf((points + 0.5 - mean) / spread)
+
+
+class StrongBot:
+    """A strong player of all four games (see the module docstring).
+
+    Keep one instance per seat and game: it remembers the current hand.
+    """
+
+    name = "strong"
+    needs_view = True
+
+    def __init__(self, params: StrongParams | None = None) -> None:
+        self.params = params or StrongParams()
+        self.tracker = Tracker()
+        self._rules: dict[tuple[str, int, tuple[tuple[str, object], ...]], MeldRules] = {}
+
+    def meld_rules(self, view: SeatView) -> MeldRules:
+        key = (view.game, view.round, tuple(sorted(view.options.items())))
+        rules = self._rules.get(key)
+        if rules is None:
+            rules = meld_rules_for(view.game, dict(view.options), round=max(view.round, 1))
+            self._rules[key] = rules
+        return rules
+
+    def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
+        if view is None:
+            raise ValueError("the strong bot needs its seat's view")
+        mem = self.tracker.observe(view)
+        action = legal[0] if len(legal) == 1 else _Turn(self, view, legal, mem).decide()
+        self.tracker.record(view, action)
+        return action
+
+
+class _Turn:
+    """One decision: the view, the legal actions, and the evaluation tools."""
+
+    def __init__(self, bot: StrongBot, view: SeatView, legal: Sequence[SeatAction],
+                 mem: HandMemory) -> None:
+        self.view = view
+        self.legal = legal
+        self.mem = mem
+        self.params = bot.params
+        self.rules = bot.meld_rules(view)
+        self.game = view.game
+        self.eval = HandEvaluator(self.rules, unseen_faces(view, mem), mem.potentials)
+        self.beta = self._beta()
+        self.next = next_seat(view)
+
+    def _beta(self) -> float:
+        p, view = self.params, self.view
+        if len(view.hand) > p.potential_cards:
+            return 0.0
+        if self.game == "gin":
+            return p.beta * min(1.0, max(0.0, view.stock_count - 2) / 16)
+        if self.game in ("chicago", "three_thirteen"):
+            # Chicago: another seat may knock any time, the count now is what counts. Both:
+            # with wild cards the potential measured no gain (arena against simple) and
+            # costs a third of the speed.
+            return 0.0
+        return p.beta
+
+    # ------------------------------------------------------------------ dispatch
+
+    def decide(self) -> SeatAction:
+        legal = self.legal
+        for action in legal:
+            if isinstance(action, DeclareRummy):
+                return action
+        if self.view.phase in ("draw", "upcard"):
+            return self.draw()
+        if self.game == "basic":
+            step = self.basic_step()
+            if step is not None:
+                return step
+        ends = [a for a in legal if isinstance(a, (Knock, GoOut))]
+        if ends:
+            end = self.end_hand(ends)
+            if end is not None:
+                return end
+        return self.discard()
+
+    # ------------------------------------------------------------------ drawing
+
+    def draw(self) -> SeatAction:
+        take = next((a for a in self.legal if isinstance(a, DrawDiscard)), None)
+        other = next((a for a in self.legal if isinstance(a, (DrawStock, PassUpcard))), None)
+        if take is None or other is None:
+            return take or other or self.legal[0]
+        return take if self.should_take() else other
+
+    def should_take(self) -> bool:
+        view, ev, beta = self.view, self.eval, self.beta
+        hand = view.hand
+        top = view.discard_pile[-1]
+        if self.game == "basic" and self.layable(top, own_turn=True):
+            return True
+        grown = (*hand, top)
+        after = discard_deadwoods(grown, self.rules)
+        forbid = bool(view.options.get("forbid_discarding_taken_card", True))
+        choices = sorted((v, -self.rules.points(c), c) for c, v in after.items()
+                         if not (forbid and c == top))
+        if not choices:
+            return False
+        dd_now = deadwood_points(hand, self.rules)
+        if choices[0][0] >= dd_now and (beta <= 0 or not ev.related(top, hand)):
+            return False  # it neither lowers the count nor pairs with anything
+        g_now = ev.potential(hand) if len(hand) <= self.params.potential_cards else 0.0
+        stock = dd_now - (1.0 + beta) * g_now
+        best = min(ev.value(tuple(x for x in grown if x != c), beta, v)
+                   for v, _, c in choices[:2])
+        return best < stock - self.params.take_margin
+
+    # ------------------------------------------------------------------ discarding
+
+    def danger(self, card: Card) -> float:
+        seat = self.next
+        if seat is None:
+            return 0.0
+        view, mem = self.view, self.mem
+        known = mem.known.get(seat, set())
+        if self.game == "basic" and self.layable(card, own_turn=False):
+            return 1.0
+        holds = max(0, view.hand_sizes[seat] - len(known))
+        return self.eval.danger(card, holds=holds, known=known,
+                                shunned=mem.shunned.get(seat, set()))
+
+    def ranked_discards(self, cards: Sequence[Card]) -> list[tuple[float, Card]]:
+        """``cards`` (the legal discards) with their cost, best first."""
+        hand = self.view.hand
+        after = discard_deadwoods(hand, self.rules)
+        w = self.params.danger_weight
+        first = sorted((after[c] + w * self.danger(c), -self.rules.points(c), c) for c in cards)
+        ranked: list[tuple[float, int, Card]] = []
+        for i, (pre, neg_points, c) in enumerate(first):
+            if i < self.params.candidates and self.beta > 0:
+                kept = tuple(x for x in hand if x != c)
+                cost = self.eval.value(kept, self.beta, after[c]) + (pre - after[c])
+            else:
+                cost = pre + 0.001 * i
+            ranked.append((cost, neg_points, c))
+        ranked.sort()
+        return [(cost, c) for cost, _, c in ranked]
+
+    def discard(self) -> SeatAction:
+        discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
+        if not discards:
+            return self.legal[0]
+        return discards[self.ranked_discards(list(discards))[0][1]]
+
+    # ------------------------------------------------------------------ ending the hand
+
+    def end_hand(self, ends: list[Knock | GoOut]) -> SeatAction | None:
+        view = self.view
+        if any(a.card is None for a in ends):
+            return next(a for a in ends if a.card is None)  # big gin: all eleven melded
+        after = discard_deadwoods(view.hand, self.rules)
+        low = min(after[a.card] for a in ends if a.card is not None)
+        best = [a for a in ends if a.card is not None and after[a.card] == low]
+        safest = min(best, key=lambda a: (self.danger(a.card) if a.card is not None else 0.0,
+                                          a.card))
+        if self.game == "three_thirteen" or low == 0:
+            return safest  # go out, gin, rummy: at once
+        if self.game == "gin":
+            return safest if self.gin_knock(low) else None
+        if self.game == "chicago":
+            return safest if self.chicago_knock(low) else None
+        return safest
+
+    def gin_knock(self, deadwood: int) -> bool:
+        view, p = self.view, self.params
+        drawn = 31 - view.stock_count
+        if deadwood <= p.gin_chase and view.stock_count > 16:
+            return False
+        mean, spread = _interpolate(GIN_OPPONENT, drawn)
+        took = len(self.mem.known.get(self.next or 0, ()))
+        mean = max(0.0, mean - 4.0 * took)
+        return prob_at_most(deadwood, mean, spread) < p.knock_risk
+
+    def chicago_knock(self, deadwood: int) -> bool:
+        view, p = self.view, self.params
+        seat = view.seat if view.seat is not None else 0
+        others = [s for s in range(view.players) if s != seat and view.active[s]]
+        turns = max(0, self.mem.turns - 1)
+        mean, spread = _interpolate(CHICAGO_OPPONENT, turns)
+        tie = bool(view.options.get("knock_penalty_on_tie", True))
+        limit = deadwood if tie else deadwood - 1
+        safe = 1.0
+        for s in others:
+            took = len(self.mem.known.get(s, ()))
+            safe *= 1.0 - prob_at_most(limit, max(0.0, mean - 4.0 * took), spread)
+        risk = 1.0 - safe
+        penalty = int(view.options.get("knock_penalty", 15))
+        elimination = int(view.options.get("elimination_score", 100))
+        fatal = view.scores[seat] + deadwood + penalty > elimination
+        return risk < (p.chicago_risk_fatal if fatal else p.chicago_risk)
+
+    # ------------------------------------------------------------------ Basic Rummy
+
+    def table(self) -> list[tuple[Card, ...]]:
+        return [cards for _, cards in self.view.melds]
+
+    def may_lay_off(self, seat: int | None) -> bool:
+        if seat is None:
+            return False
+        if not self.view.options.get("layoff_requires_own_meld", False):
+            return True
+        return any(owner == seat for owner, _ in self.view.melds)
+
+    def layable(self, card: Card, *, own_turn: bool) -> bool:
+        """True if ``card`` fits a meld on the table (for us, or for the next seat)."""
+        seat = self.view.seat if own_turn else self.next
+        if not self.may_lay_off(seat):
+            return False
+        return any(can_lay_off(m, (card,), self.rules) for m in self.table())
+
+    def basic_step(self) -> SeatAction | None:
+        """The next meld or layoff of the turn, or None to go on to the discard."""
+        view, legal = self.view, self.legal
+        melds = [a for a in legal if isinstance(a, Meld)]
+        layoffs = [a for a in legal if isinstance(a, LayOff)]
+        if not melds and not layoffs:
+            return None
+        hand = view.hand
+        dd = deadwood_points(hand, self.rules)
+        after = discard_deadwoods(hand, self.rules)
+        if self.holding_for_rummy(hand, dd, after):
+            return None
+        # Lay off a card that is deadwood (its going costs no meld).
+        loose = [a for a in layoffs if after[a.cards[0]] == dd - self.rules.points(a.cards[0])]
+        if loose:
+            return max(loose, key=lambda a: (self.rules.points(a.cards[0]), -a.meld))
+        # Meld a meld of a best arrangement: the rest keeps the same deadwood.
+        good = [m for m in melds
+                if deadwood_points([c for c in hand if c not in m.cards], self.rules) == dd]
+        if good:
+            return max(good, key=lambda m: (len(m.cards), sorted(m.cards)))
+        return None
+
+    def holding_for_rummy(self, hand: Sequence[Card], dd: int, after: dict[Card, int]) -> bool:
+        """True while we keep our melds in hand to go out in one turn (going rummy)."""
+        view, mem = self.view, self.mem
+        if view.options.get("rummy_bonus", "none") == "none" or mem.melded:
+            return False
+        if mem.melded_this_turn:
+            return False  # already melding this turn: finish the turn's plan
+        if self.can_go_out_now():
+            return False
+        seat = view.seat if view.seat is not None else 0
+        others = [n for s, n in enumerate(view.hand_sizes) if s != seat and view.active[s]]
+        if others and min(others) <= 4:
+            return False  # an opponent is close to going out: bank the melds
+        loose = _loose_cards(hand, self.rules, after)
+        return loose <= self.params.rummy_hold + 1  # one of them will be discarded
+
+    def can_go_out_now(self) -> bool:
+        """True if this turn's melds and layoffs can empty the hand (but one discard)."""
+        view = self.view
+        hand = view.hand
+        rest = list(hand)
+        table = self.table() if self.may_lay_off(view.seat) else []
+        changed = True
+        while changed:  # lay off what fits, repeatedly (chained layoffs)
+            changed = False
+            for c in list(rest):
+                for i, m in enumerate(table):
+                    if can_lay_off(m, (c,), self.rules) and deadwood_points(
+                            [x for x in rest if x != c], self.rules) <= deadwood_points(
+                            rest, self.rules):
+                        table[i] = (*m, c)
+                        rest.remove(c)
+                        changed = True
+                        break
+        after = discard_deadwoods(rest, self.rules) if rest else {}
+        must_discard = bool(view.options.get("must_discard_to_go_out", False))
+        if not rest:
+            return not must_discard
+        if deadwood_points(rest, self.rules) == 0 and not must_discard:
+            return True
+        forbid = bool(view.options.get("forbid_discarding_taken_card", True))
+        return any(v == 0 for c, v in after.items() if not (forbid and c == view.taken))
+
+
+def _loose_cards(hand: Sequence[Card], rules: MeldRules, after: dict[Card, int]) -> int:
+    """How many cards of ``hand`` are deadwood in a best arrangement."""
+    dd = deadwood_points(hand, rules)
+    return sum(1 for c in hand if rules.points(c) and after[c] == dd - rules.points(c))

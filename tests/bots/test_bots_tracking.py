@@ -1,0 +1,158 @@
+"""The card tracker's inferences, and the evaluation's potential and danger."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from rummyhall.bots.arena import seat_order_shuffle
+from rummyhall.bots.evaluation import HandEvaluator, run_windows
+from rummyhall.bots.tracking import Tracker, unseen_faces
+from rummyhall.rules import (
+    Card,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Game,
+    MeldRules,
+    PassUpcard,
+    SeatAction,
+    deadwood_points,
+    make_deck,
+    meld_rules_for,
+    new_game,
+    parse_cards,
+    seat_view,
+)
+
+GIN = meld_rules_for("gin")
+
+
+def rigged_gin(hands: dict[int, str], upcard: str, stock: str) -> Game:
+    """A Gin game dealt by seat 1 (seat 0 plays first) with the given cards."""
+    game = new_game("gin", players=2, first_dealer=1)
+    chosen = {s: list(parse_cards(t)) for s, t in hands.items()}
+    top = list(parse_cards(upcard + " " + stock))
+    rest = [c for c in make_deck() if c not in {*chosen[0], *chosen[1], *top}]
+    game.apply(seat_order_shuffle(game, {0: tuple(chosen[0]), 1: tuple(chosen[1]),
+                                         -1: (*top, *rest)}))
+    return game
+
+
+def play(game: Game, tracker: Tracker, action: SeatAction) -> None:
+    """Apply ``action``; seat 0's actions go through the tracker as a bot's would."""
+    if action.seat == 0:
+        view = seat_view(game, 0)
+        tracker.observe(view)
+        tracker.record(view, action)
+    game.apply(action)
+
+
+def card(text: str) -> Card:
+    return Card.parse(text)
+
+
+def test_the_tracker_learns_what_the_opponent_takes_and_passes() -> None:
+    game = rigged_gin({0: "Ac 2c 3c 9d 9h Kd Qs 5h 7s 4d", 1: "8d 8h Ts Js Qc 2s 3s 4h 6c 5c"},
+                      "Kc", "Jd 6d 2h 3h")
+    tracker = Tracker()
+    play(game, tracker, PassUpcard(0))
+    play(game, tracker, PassUpcard(1))
+    play(game, tracker, DrawStock(0))            # Jd
+    play(game, tracker, Discard(0, card("Kd")))
+    play(game, tracker, DrawStock(1))            # 6d: seat 1 passed on Kd
+    play(game, tracker, Discard(1, card("Qc")))
+    mem = tracker.observe(seat_view(game, 0))
+    assert card("Kd").face in mem.shunned[1] and card("Qc").face in mem.shunned[1]
+    play(game, tracker, DrawStock(0))            # 2h
+    play(game, tracker, Discard(0, card("9d")))
+    play(game, tracker, DrawDiscard(1))          # seat 1 takes 9d
+    play(game, tracker, Discard(1, card("Ts")))
+    mem = tracker.observe(seat_view(game, 0))
+    assert mem.known[1] == {card("9d")}
+    view = seat_view(game, 0)
+    unseen = unseen_faces(view, mem)
+    assert unseen[card("9d").face] == 0 and unseen[card("Ts").face] == 0
+    assert unseen[card("Js").face] == 1
+    # Once seat 1 shows the card again it is no longer known to be in its hand.
+    play(game, tracker, DrawStock(0))
+    play(game, tracker, Discard(0, card("2h")))
+    play(game, tracker, DrawStock(1))
+    play(game, tracker, Discard(1, card("9d")))
+    assert tracker.observe(seat_view(game, 0)).known[1] == set()
+
+
+def test_a_new_hand_or_a_new_game_starts_a_new_memory() -> None:
+    game = rigged_gin({0: "Ac 2c 3c 9d 9h Kd Qs 5h 7s 4d", 1: "8d 8h Ts Js Qc 2s 3s 4h 6c 5c"},
+                      "Kc", "")
+    tracker = Tracker()
+    view = seat_view(game, 0)
+    first = tracker.observe(view)
+    first.known[1] = {card("Kc")}
+    tracker.record(view, PassUpcard(0))
+    assert tracker.observe(dataclasses.replace(view, move_number=view.move_number + 2)) is first
+    view2 = dataclasses.replace(view, hand_no=2, move_number=50)
+    later = tracker.observe(view2)
+    assert later is not first and later.known == {}
+    tracker.record(view2, PassUpcard(0))
+    again = tracker.observe(dataclasses.replace(view, hand_no=2, move_number=3))
+    assert again is not later  # an earlier move: another game
+
+
+def test_potential_counts_live_outs_only() -> None:
+    hand = parse_cards("5h 6h Kc Ks Qd 2c 3d 9s Js 4c")
+    full = [0] * 64
+    for c in make_deck():
+        if c not in hand:
+            full[c.face] = 1
+    live = HandEvaluator(GIN, full).potential(hand)
+    dead = list(full)
+    for text in ("4h", "7h", "Kd", "Kh"):  # the outs of 5h 6h and of the kings
+        dead[card(text).face] = 0
+    assert 0 < HandEvaluator(GIN, dead).potential(hand) < live
+    assert HandEvaluator(GIN, full).potential(parse_cards("Ac 2c 3c 4d 5d 6d 7h 8h 9h Th")) == 0
+
+
+def test_potential_matches_a_brute_force_on_a_small_case() -> None:
+    hand = parse_cards("5h 6h Kc Ks Qd 2c 3d 9s Js 4c")
+    unseen = [0] * 64
+    outs = parse_cards("4h 7h Kd Ah Tc")
+    for c in outs:
+        unseen[c.face] = 1
+    expected = 0.0
+    dd = deadwood_points(hand, GIN)
+    for u in outs:
+        grown = (*hand, u)
+        best = min(deadwood_points([x for x in grown if x != d], GIN) for d in grown)
+        expected += dd - best
+    assert math.isclose(HandEvaluator(GIN, unseen).potential(hand), expected / len(outs))
+
+
+def test_danger_follows_the_opponents_cards() -> None:
+    unseen = [0] * 64
+    for c in make_deck():
+        unseen[c.face] = 1
+    ev = HandEvaluator(GIN, unseen)
+    seven = card("7h")
+    base = ev.danger(seven, holds=10)
+    assert 0 < base < 1
+    assert ev.danger(seven, holds=10, known=[card("8h"), card("9h")]) == 1.0
+    assert ev.danger(seven, holds=10, known=[card("7c"), card("7d")]) == 1.0
+    assert ev.danger(seven, holds=10, shunned=[card("7s").face]) < base
+    for text in ("7h", "7c", "7d", "7s", "5h", "6h", "8h", "9h"):
+        unseen[card(text).face] = 0  # every partner dead: nobody can use it
+    assert HandEvaluator(GIN, unseen).danger(seven, holds=10) == 0.0
+
+
+def windows(rank: int, rules: MeldRules) -> set[frozenset[int]]:
+    return {frozenset(w) for w in run_windows(rank, rules)}
+
+
+def test_run_windows_follow_the_ace_mode() -> None:
+    assert windows(1, GIN) == {frozenset({2, 3})}
+    assert windows(13, GIN) == {frozenset({11, 12})}
+    assert windows(7, GIN) == {frozenset(w) for w in ({5, 6}, {6, 8}, {8, 9})}
+    high = meld_rules_for("basic", {"ace_mode": "high_or_low"})
+    assert windows(13, high) == {frozenset({11, 12}), frozenset({12, 1})}
+    corner = meld_rules_for("basic", {"ace_mode": "round_the_corner"})
+    assert windows(1, corner) == {frozenset(w) for w in ({2, 3}, {13, 2}, {12, 13})}
