@@ -26,6 +26,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -296,8 +297,12 @@ def summary(label: str, results: list[dict[str, object]]) -> tuple[float, float]
     return rate, frame_rate
 
 
-def start_server(port: int) -> subprocess.Popen[bytes]:
+def start_server(port: int, data: str = ":memory:", journal: bool = True
+                 ) -> subprocess.Popen[bytes]:
+    """The server on ``data`` (the journal's real commit policy on a file), or with
+    ``--no-journal`` (no persistence at all)."""
     command = [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
+               "--data", data, "--journal" if journal else "--no-journal",
                "--port", str(port), "--no-beacon", "--house-delay", "0", "--hand-pause", "0",
                "--messages-per-second", "10000", "--burst", "10000",
                "--max-connections", "5000", "--max-per-address", "5000",
@@ -314,6 +319,10 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--procs", type=int, default=2)
+    parser.add_argument("--data", default=None,
+                        help="the server's data file (default: a new temporary file)")
+    parser.add_argument("--no-journal", action="store_true",
+                        help="run the server without persistence (for comparison)")
     args = parser.parse_args()
     per = max(1, args.tables // args.procs)
     print(f"loopback, {os.cpu_count()} cores; {args.procs} client processes, "
@@ -321,7 +330,13 @@ def main() -> None:
           f"{args.seconds:g} s per run")
 
     port = free_port()
-    server = start_server(port)
+    with tempfile.TemporaryDirectory() as tmp:
+        run(args, per, port, args.data or os.path.join(tmp, "bench.sqlite3"))
+
+
+def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
+    print(f"  data: {'none (--no-journal)' if args.no_journal else data}")
+    server = start_server(port, data, journal=not args.no_journal)
     try:
         base = rss_kib(server.pid)
         idle = [spawn("client", "idle", str(port), "--count", str(args.idle // args.procs),

@@ -83,6 +83,8 @@ _LOBBY = _codes(
     ("too_many_tables", False, "the server has max_tables tables already"),
     ("spectator_only", False, "a spectator connection may not sit, create tables or bring "
                               "bots"),
+    ("no_such_game", False, "get_record: no game played has this number"),
+    ("no_history", False, "the server keeps no history (it runs without its data file)"),
     ("stale_action", False, "the action names a move that is not the current one; nothing "
                             "changed (a fresh your_turn follows when it is still your turn)"),
 )

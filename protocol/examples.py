@@ -62,18 +62,29 @@ from .messages import (
     Error,
     EventMessage,
     GameInfo,
+    GameRecord,
     Games,
+    GamesPlayed,
+    GetRecord,
+    HandResult,
     Hello,
     Join,
+    JournalEntry,
     Leave,
     Limits,
     ListGames,
+    ListGamesPlayed,
+    ListRatings,
     ListTables,
     Message,
     Ok,
     OptionInfo,
     Ping,
+    PlayedGame,
+    PlayedSeat,
     Pong,
+    RatingInfo,
+    Ratings,
     RemoveBot,
     Resync,
     Role,
@@ -250,9 +261,35 @@ def message_examples() -> dict[str, list[Message]]:
               id=11),
         Error(code="server_shutdown", message="the server is shutting down", fatal=True),
     ]
+    extra += _history_examples()
     for message in extra:
         found.setdefault(message.type, []).append(message)
     return found
+
+
+def _history_examples() -> list[Message]:
+    """list_games_played, games_played, get_record, record, list_ratings, ratings."""
+    seats = (PlayedSeat(seat=0, name="ada", kind="person", player=PLAYERS["ada"]),
+             PlayedSeat(seat=1, name="simple bot", kind="house"))
+    played = PlayedGame(number=42, table=TABLE, game="gin", state="finished", seats=seats,
+                        winners=(0,), totals=(131, 38), hands=5, started=1_767_225_600,
+                        finished=1_767_226_500)
+    deal = Shuffle(tuple(parse_cards("Ac 2c 3c")))
+    journal = (JournalEntry(seat=None, action={"kind": "shuffle",
+                                               "order": tuple(str(c) for c in deal.order)}),
+               JournalEntry(seat=1, action=action_to_wire(PassUpcard(1))))
+    return [
+        ListGamesPlayed(limit=10, id=20),
+        GamesPlayed(games=(played,), id=20),
+        GetRecord(number=42, id=21),
+        GameRecord(summary=played, options={"target_score": 100}, first_dealer=0, seeded=False,
+                   hands=(HandResult(hand_no=1, outcome="knock", winners=(0,),
+                                     points=(14, 0), totals=(14, 0)),),
+                   start=0, journal=journal, next=2, id=21),
+        ListRatings(game="gin", id=22),
+        Ratings(ratings=(RatingInfo(name="ada", game="gin", rating=9, skill=27, games=12),),
+                id=22),
+    ]
 
 
 def event_examples() -> dict[str, dict[str, Any]]:

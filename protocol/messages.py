@@ -227,6 +227,9 @@ class SeatInfo(Record):
     connected: bool = spec(BoolT(), "the sitter is connected (house bots always are)")
     bot: str | None = spec(OptT(WORD), "the strategy of the house bot playing this seat now: "
                                        "a house seat, or a stand-in for an absent player")
+    rating: int | None = spec(OptT(IntT()), "the sitter's rating at this table's game "
+                                            "(see ratings); nil when empty or unrated",
+                              default=None)
 
 
 @record
@@ -592,6 +595,152 @@ class Resync(Message):
     """Ask for a fresh snapshot of a table (after a gap in seq)."""
 
     table: int = spec(TABLE, "the table")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+# ------------------------------------------------------------------ history and ratings
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayedSeat(Record):
+    """One seat of a game played, as it was when the game started."""
+
+    seat: int = spec(SEAT, "the seat number, 0-based")
+    name: str = spec(StrT(1, MAX_NAME), "who sat there (a house bot: its strategy and \"bot\")")
+    kind: str = spec(EnumT(("person", "bot", "house")),
+                     "a person's or a remote bot's client, or a house bot")
+    player: int | None = spec(OptT(PLAYER), "the player's id on this server (nil: house bot)",
+                              default=None)
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayedGame(Record):
+    """A game kept in the server's history."""
+
+    number: int = spec(IntT(1, MAX_ID), "the game's number on this server (for get_record)")
+    table: int = spec(TABLE, "the table it was played at")
+    game: str = spec(WORD, "the game: basic, gin, chicago, three_thirteen")
+    state: str = spec(EnumT(("playing", "finished")), "still being played, or finished")
+    seats: tuple[PlayedSeat, ...] = spec(ArrayT(RecordT(PlayedSeat), 1, MAX_SEATS),
+                                         "the seats")
+    winners: tuple[int, ...] = spec(ArrayT(SEAT, 0, MAX_SEATS), "the winning seats "
+                                    "(empty while playing)")
+    totals: tuple[int, ...] = spec(ArrayT(IntT(), 0, MAX_SEATS), "the final totals per seat "
+                                   "(empty while playing)")
+    hands: int = spec(COUNT, "hands scored")
+    started: int = spec(COUNT, "when the game started (Unix time, seconds)")
+    finished: int | None = spec(OptT(COUNT), "when it ended (Unix time, seconds); nil while "
+                                             "playing")
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandResult(Record):
+    """The result of one hand of a game played."""
+
+    hand_no: int = spec(IntT(1, INT_MAX), "the hand's number, from 1")
+    outcome: str = spec(WORD, "how it ended (as hand_scored's outcome)")
+    winners: tuple[int, ...] = spec(ArrayT(SEAT, 0, MAX_SEATS), "the seats that won the hand")
+    points: tuple[int, ...] = spec(ArrayT(IntT(), 1, MAX_SEATS), "what each seat gained")
+    totals: tuple[int, ...] = spec(ArrayT(IntT(), 1, MAX_SEATS), "each seat's total after it")
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JournalEntry(Record):
+    """One step of a game's journal: a seat's action, or a shuffle (seat nil)."""
+
+    seat: int | None = spec(OptT(SEAT), "the seat that acted; nil for a shuffle")
+    action: dict[str, Any] = spec(LEGAL_ACTION, "the action (see Actions); a shuffle is "  # noqa: RUF009
+                                                "{\"kind\": \"shuffle\", \"order\": [cards]}, "
+                                                "order[0] dealt first")
+
+
+@record
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingInfo(Record):
+    """A name's rating at one game."""
+
+    name: str = spec(StrT(1, MAX_NAME), "the player's name (ratings follow names)")
+    game: str = spec(WORD, "the game rated")
+    rating: int = spec(IntT(), "the rating shown: mu - 3 sigma, rounded (0 for a newcomer)")
+    skill: int = spec(IntT(), "mu, the estimated skill, rounded (25 for a newcomer)")
+    games: int = spec(COUNT, "rated games played")
+
+
+@message("list_games_played", CLIENT, reply="games_played")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListGamesPlayed(Message):
+    """Ask for finished games, newest first (the server's history)."""
+
+    limit: int | None = spec(OptT(IntT(1, 100)), "at most this many; default 20", default=None)
+    before: int | None = spec(OptT(IntT(1, MAX_ID)), "only games numbered below this (the "
+                                                     "next page)", default=None)
+    name: str | None = spec(OptT(StrT(1, MAX_NAME)), "only games where this name sat",
+                            default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("games_played", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GamesPlayed(Message):
+    """Finished games, newest first."""
+
+    games: tuple[PlayedGame, ...] = spec(ArrayT(RecordT(PlayedGame), 0, 100), "the games")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("get_record", CLIENT, reply="record")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetRecord(Message):
+    """Ask for the whole record of a finished game: everything needed to replay it."""
+
+    number: int = spec(IntT(1, MAX_ID), "the game's number (from games_played)")
+    start: int | None = spec(OptT(COUNT), "the first journal entry wanted (for a record sent "
+                                          "in parts); default 0", default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("record", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameRecord(Message):
+    """A finished game's record. Replay it with the rules engine: a new game of ``game``
+    with ``options``, ``len(summary.seats)`` seats and ``first_dealer``, then apply the
+    journal's entries in order."""
+
+    summary: PlayedGame = spec(RecordT(PlayedGame), "the game")  # noqa: RUF009
+    options: Mapping[str, bool | int | str] = spec(MapT(ScalarT()), "every option of the game")
+    first_dealer: int = spec(SEAT, "the dealer of the first hand")
+    seeded: bool = spec(BoolT(), "the shuffles came from a fixed seed (tests only)")
+    hands: tuple[HandResult, ...] = spec(ArrayT(RecordT(HandResult), 0, MAX_ARRAY_LEN),
+                                         "each hand's result")
+    start: int = spec(COUNT, "the number of the first journal entry in this part")
+    journal: tuple[JournalEntry, ...] = spec(ArrayT(RecordT(JournalEntry), 0, MAX_ARRAY_LEN),
+                                             "journal entries start, start + 1...")
+    next: int | None = spec(OptT(COUNT), "more entries follow: ask get_record with this "
+                                         "start; nil when this part ends the journal")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("list_ratings", CLIENT, reply="ratings")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListRatings(Message):
+    """Ask for the ratings, best first."""
+
+    game: str | None = spec(OptT(WORD), "only this game's; default every game", default=None)
+    limit: int | None = spec(OptT(IntT(1, 1000)), "at most this many; default 100",
+                             default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("ratings", SERVER)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ratings(Message):
+    """Ratings, by game, best first."""
+
+    ratings: tuple[RatingInfo, ...] = spec(ArrayT(RecordT(RatingInfo), 0, 1000), "the ratings")
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
 
 

@@ -163,7 +163,7 @@ def order_meld(given: Iterable[int], rules: MeldRules) -> tuple[Card, ...]:
         raise InvalidMeld(f"not a valid meld: {' '.join(map(str, cards))}")
     naturals = sorted((c for c in cards if not rules.is_wild(c)), key=sort_key)
     wilds = sorted((c for c in cards if rules.is_wild(c)), key=sort_key)
-    if kind == "set":
+    if kind == "set" or not naturals:  # an all-wild run reads like a set
         return tuple(naturals + wilds)
     positions = _run_positions([c.rank for c in naturals], rules)
     by_pos = dict(zip(positions, naturals, strict=True))

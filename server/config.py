@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rummyhall.bots import STRATEGIES
 from rummyhall.protocol import DEFAULT_PORT
 
 ENV_PREFIX = "RUMMYHALL_"
@@ -38,7 +39,12 @@ class Settings:
     host: str = _s("0.0.0.0", "address to listen on (0.0.0.0: every interface)")
     port: int = _s(DEFAULT_PORT, "TCP port", low=0, high=65_535)
     name: str = _s("Rummy Hall", "the server's name, shown to players and in the LAN beacon")
-    data: str = _s("", "the SQLite data file (empty: the per-user data directory)")
+    data: str = _s("", "the SQLite data file (empty: the per-user data directory; "
+                       "':memory:' keeps nothing after the server stops)")
+    journal: bool = _s(True, "journal every action in the data file (--no-journal: no "
+                             "persistence, no history; for benchmarks)")
+    fsync: bool = _s(False, "fsync every commit of the journal: committed actions also "
+                            "survive a power loss, not only a crash (slower)")
     log_level: str = _s("info", "how much to log", choices=LOG_LEVELS)
     beacon: bool = _s(True, "announce the server on the LAN (UDP broadcast)")
     beacon_port: int = _s(DEFAULT_PORT, "UDP port of the LAN beacon", low=1, high=65_535)
@@ -71,7 +77,9 @@ class Settings:
                                      "tells every client", low=0, high=60)
     hand_pause: float = _s(2.0, "seconds between the end of a hand and the next deal",
                            low=0, high=60)
-    stand_in: str = _s("simple", "strategy of the house bot that plays for an absent player")
+    stand_in: str = _s("strong", "strategy of the house bots: the default for add_bot, and "
+                                 "the one that plays for an absent player",
+                       choices=STRATEGIES)
     seed: int | None = _s(None, "shuffle seed, for tests and benchmarks only: seeded games "
                                 "are marked as such")
 

@@ -19,6 +19,7 @@ from rummyhall.protocol import Hello
 
 from .beacon import run_beacon
 from .config import Settings
+from .journal import Journal
 from .lobby import Lobby
 from .players import Player
 from .session import ServerSession, fatal
@@ -38,6 +39,7 @@ class Hall:
         self.port: int | None = None
         self.closing = False
         self._stop = trio.Event()
+        self.journal: Journal | None = None
 
     # ------------------------------------------------------------------ admission
 
@@ -86,21 +88,42 @@ class Hall:
         """Listen and serve until :meth:`stop` (a clean shutdown) or cancellation (abrupt);
         ``task_status.started(port)`` once listening."""
         s = self.settings
-        async with trio.open_nursery() as nursery:
-            await nursery.start(self.lobby.run)
-            listeners = await trio.open_tcp_listeners(s.port, host=s.host or None)
-            try:
-                self.port = listeners[0].socket.getsockname()[1]
-                nursery.start_soon(self._accept, listeners, name="listener")
-                if s.beacon:
-                    nursery.start_soon(run_beacon, self, name="beacon")
-                task_status.started(self.port)
-                await self._stop.wait()
-                await self._shutdown(listeners)
-                nursery.cancel_scope.cancel()
-            finally:
-                for listener in listeners:  # also when cancelled from outside
-                    listener.socket.close()
+        # The data file first: a file that cannot be used stops the server before it
+        # listens (StoreError, with the reason).
+        journal = await Journal.open(s) if s.journal else None
+        try:
+            async with trio.open_nursery() as nursery:
+                await nursery.start(self.lobby.run)
+                if journal is not None:
+                    await nursery.start(journal.run)
+                    self._use(journal)
+                    await journal.restore(self.lobby)
+                listeners = await trio.open_tcp_listeners(s.port, host=s.host or None)
+                try:
+                    self.port = listeners[0].socket.getsockname()[1]
+                    nursery.start_soon(self._accept, listeners, name="listener")
+                    if s.beacon:
+                        nursery.start_soon(run_beacon, self, name="beacon")
+                    task_status.started(self.port)
+                    await self._stop.wait()
+                    await self._shutdown(listeners)
+                    if journal is not None:
+                        await journal.flush()
+                    nursery.cancel_scope.cancel()
+                finally:
+                    for listener in listeners:  # also when cancelled from outside
+                        listener.socket.close()
+        finally:
+            if journal is not None:
+                journal.close()
+
+    def _use(self, journal: Journal) -> None:
+        """Journal every table; answer history requests; stop if the journal fails."""
+        self.journal = journal
+        self.lobby.journal = journal
+        self.lobby.on_new_table = journal.attach
+        self.lobby.on_table_changed = journal.table_changed
+        journal.on_failure = self.stop
 
     def stop(self) -> None:
         """Ask for a clean shutdown: no new connections, every client told, tables stopped."""

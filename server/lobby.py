@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -18,8 +19,11 @@ from rummyhall.protocol import (
     Chat,
     CreateTable,
     Games,
+    GetRecord,
     Leave,
     ListGames,
+    ListGamesPlayed,
+    ListRatings,
     ListTables,
     Message,
     Ok,
@@ -31,11 +35,14 @@ from rummyhall.protocol import (
 )
 from rummyhall.protocol import Error as ErrorMessage
 from rummyhall.protocol.messages import GameInfo
-from rummyhall.rules import GAMES, OptionError, new_game, parse_options
+from rummyhall.rules import GAMES, GameOptions, OptionError, new_game, parse_options
 
 from .config import Settings
 from .players import Player, PlayerRegistry, Prepared
 from .table import Command, Table, TableError
+
+if TYPE_CHECKING:
+    from .journal import Journal
 
 log = logging.getLogger("rummyhall.lobby")
 
@@ -53,11 +60,16 @@ class Lobby:
         self._nursery: trio.Nursery | None = None
         self._seed = random.Random(settings.seed) if settings.seed is not None else None
         self._catalogue = Games(games=tuple(GameInfo.from_wire(g) for g in games_catalogue()),
-                                bots=STRATEGIES)
+                                bots=(settings.stand_in, *(s for s in STRATEGIES
+                                                           if s != settings.stand_in)))
         self._dirty: dict[int, Table | None] = {}  # tables to announce (None: removed)
         self._dirty_event = trio.Event()
         #: Called with each new table (the journal hooks itself in here, issue 5).
         self.on_new_table: Callable[[Table], None] | None = None
+        #: Called when a table changes or is removed (True): the journal's table rows.
+        self.on_table_changed: Callable[[Table, bool], None] | None = None
+        #: The journal, for the history and ratings requests (None: no data file).
+        self.journal: Journal | None = None
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                   ) -> None:
@@ -103,6 +115,12 @@ class Lobby:
                                    id=message.id))
         elif isinstance(message, CreateTable):
             self._reply(player, message.id, self._create(player, message))
+        elif isinstance(message, (ListGamesPlayed, GetRecord, ListRatings)):
+            if self.journal is None:
+                self._reply(player, message.id, TableError(
+                    "no_history", "this server runs without its data file: no history"))
+            else:
+                player.send(await self.journal.answer(message))
         elif isinstance(message, Say):
             self._reply(player, message.id, self._say(player, message))
         elif isinstance(table_id, int):
@@ -208,13 +226,36 @@ class Lobby:
                 await self._to_table(table, Command(player, Leave(table=table_id)))
 
     def _table_changed(self, table: Table) -> None:
-        if self._removable(table):
+        removed = self._removable(table)
+        if removed:
             self.tables.pop(table.id, None)
             table.close()
             self._dirty[table.id] = None
         else:
             self._dirty[table.id] = table
         self._dirty_event.set()
+        if self.on_table_changed is not None:
+            self.on_table_changed(table, removed)
+
+    def restore_table(self, table_id: int, game: str, options: GameOptions, players: int,
+                      creator: Player, *, turn_seconds: int, grace_seconds: int, seeded: bool,
+                      setup: Callable[[Table], None]) -> Table:
+        """Bring back a table of an earlier run (the journal's restart): ``setup`` puts its
+        seats and game back before its task starts."""
+        rng = random.Random(self._seed.random() if self._seed is not None else None) \
+            if seeded else None
+        table = Table(table_id, game, options, players, creator, turn_seconds=turn_seconds,
+                      grace_seconds=grace_seconds, settings=self.settings,
+                      on_change=self._table_changed, rng=rng)
+        setup(table)
+        self.tables[table_id] = table
+        self._next_table = max(self._next_table, table_id + 1)
+        if self.on_new_table is not None:
+            self.on_new_table(table)
+        assert self._nursery is not None
+        self._nursery.start_soon(table.run, name=f"table {table_id}")
+        self._table_changed(table)
+        return table
 
     def _removable(self, table: Table) -> bool:
         """A table nobody sits at, once finished or while waiting with its creator gone."""

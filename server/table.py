@@ -20,6 +20,7 @@ view and legal actions a remote client gets.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import random
@@ -186,13 +187,20 @@ class Table:
         self.closed = False
         #: Called with each action before its events go out (the journal, issue 5).
         self.before_broadcast: Callable[[Table, Action], Awaitable[None]] | None = None
+        self.first_dealer = 0  # of the current game (its journal replays from it)
+        #: A seat's rating by the sitter's name, shown in the lobby (the journal sets it).
+        self.rating_of: Callable[[str | None], int | None] | None = None
 
     # ------------------------------------------------------------------ queries
 
     def info(self) -> TableInfo:
+        seats = tuple(s.info() for s in self.seats)
+        if self.rating_of is not None:
+            seats = tuple(dataclasses.replace(s, rating=self.rating_of(s.name))
+                          if s.kind != "empty" else s for s in seats)
         return TableInfo(table=self.id, game=self.game_name,
                          options=options_to_dict(self.options),
-                         seats=tuple(s.info() for s in self.seats), state=self.state,
+                         seats=seats, state=self.state,
                          spectators=len(self.spectators), creator=self.creator.id,
                          creator_name=self.creator.name, turn_seconds=self.turn_seconds,
                          grace_seconds=self.grace_seconds, seeded=self.seeded)
@@ -215,6 +223,8 @@ class Table:
         A bug met here is logged and closes this table only: the others play on.
         """
         try:
+            if self.game is not None and self.state == "playing":
+                await self._advance()  # a table restored from the journal carries on
             while not self.closed:
                 wake = min(self.deadline, self.bot_due, self.pause_until, self._grace_due())
                 command: Command | None = None
@@ -357,7 +367,7 @@ class Table:
         self._creator_only(player, "start the game")
         if any(s.empty for s in self.seats):
             raise TableError("seats_empty", "every seat must be filled: join or add house bots")
-        first = self.rng.randrange(len(self.seats))
+        first = self.first_dealer = self.rng.randrange(len(self.seats))
         self.game = new_game(self.game_name, self.options, players=len(self.seats),
                              first_dealer=first)
         self.journal = []

@@ -81,3 +81,13 @@ def test_b3_layoffs() -> None:
     assert can_lay_off(parse_cards("3c 4c 5c"), parse_cards("6c 7c"), LOW)
     assert not can_lay_off(parse_cards("Jh Qh Kh"), parse_cards("Ah"), LOW)
     assert can_lay_off(parse_cards("Jh Qh Kh"), parse_cards("Ah"), HIGH)
+
+
+def test_all_wild_melds_respect_a_maximum_set_size() -> None:
+    capped = MeldRules(max_set_size=3, wild_rank=2)
+    assert meld_kind(parse_cards("2c 2d 2h"), capped) == "set"
+    four = parse_cards("2c 2d 2h 2s")
+    assert meld_kind(four, capped) == "run"  # too many for a set: only a run of wilds
+    assert len(order_meld(four, capped)) == 4
+    strict = MeldRules(max_set_size=3, wild_rank=2, all_wild_melds=False)
+    assert meld_kind(four, strict) is None  # a natural set of 2s, and too big

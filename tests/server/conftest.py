@@ -12,7 +12,7 @@ from rummyhall.server import Hall, Settings
 
 FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
                 messages_per_second=10_000, burst=10_000,
-                seed=12345, log_level="warning")
+                seed=12345, log_level="warning", data=":memory:")
 
 
 @pytest.fixture

@@ -45,9 +45,10 @@ def test_a_bad_file_is_reported(tmp_path: Path) -> None:
         Settings.load(file=file)
 
 
-async def test_rummyhall_serve_stops_cleanly_on_sigterm() -> None:
+async def test_rummyhall_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
-               "--port", "0", "--no-beacon", "--log-level", "warning"]
+               "--port", "0", "--no-beacon", "--log-level", "warning",
+               "--data", str(tmp_path / "hall.db")]
     process = await trio.lowlevel.open_process(command, stdout=-1)
     try:
         assert process.stdout is not None

@@ -225,7 +225,7 @@ async def test_an_absent_player_is_replaced_after_the_grace_period(
         await wait_for(lambda: seat.stand_in is not None, timeout=120, poll=0.5)
         assert trio.current_time() - gone_at >= 30
         info = hall.lobby.tables[table].info().seats[0]
-        assert info.bot == "simple" and not info.connected
+        assert info.bot == "strong" and not info.connected
         moves = hall.lobby.tables[table].game.move_number  # type: ignore[union-attr]
         await wait_for(lambda: hall.lobby.tables[table].game.move_number > moves + 4,  # type: ignore[union-attr]
                        timeout=120, poll=0.5)

@@ -1,0 +1,44 @@
+"""``rummyhall ratings``: every name's rating per game, best first."""
+
+from __future__ import annotations
+
+import argparse
+
+from rummyhall.server.ratings import Rating
+
+from .datafile import add_data_flag, open_store
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("ratings", help="show the players' ratings",
+                       description="Show each name's rating per game, best first. The "
+                                   "rating is mu - 3 sigma of a Weng-Lin (Plackett-Luce) "
+                                   "Bayesian rating, updated after every finished game.")
+    add_data_flag(p)
+    p.add_argument("--game", help="only this game")
+    p.set_defaults(func=cmd_ratings)
+
+
+def cmd_ratings(args: argparse.Namespace) -> int:
+    store = open_store(args, "ratings")
+    if store is None:
+        return 1
+    try:
+        rows = store.ratings(args.game)
+    finally:
+        store.close()
+    if not rows:
+        print("no ratings yet")
+        return 0
+    game = None
+    rank = 0
+    for r in rows:
+        if r["game"] != game:
+            game, rank = r["game"], 0
+            print(f"{game}:")
+            print(f"  {'#':>3}  {'name':<32} {'rating':>6} {'mu':>6} {'sigma':>6} {'games':>5}")
+        rank += 1
+        shown = Rating(r["mu"], r["sigma"]).shown
+        print(f"  {rank:>3}  {r['name']:<32} {shown:>6} {r['mu']:>6.1f} {r['sigma']:>6.2f} "
+              f"{r['games']:>5}")
+    return 0

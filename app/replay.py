@@ -1,0 +1,126 @@
+"""``rummyhall replay GAME``: step through a finished game hand by hand, every hand shown."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from rummyhall.rules import (
+    Discarded,
+    Drew,
+    GameOver,
+    HandDealt,
+    HandScored,
+    Showdown,
+    Shuffle,
+    format_cards,
+    new_game,
+    parse_options,
+    sort_key,
+)
+from rummyhall.server.journal import action_from_json
+
+from .datafile import add_data_flag, open_store
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("replay", help="step through a game hand by hand",
+                       description="Replay game number GAME (see `rummyhall history`) from "
+                                   "its journal, one hand per step, with every player's "
+                                   "cards shown. Enter shows the next hand, q quits.")
+    add_data_flag(p)
+    p.add_argument("game", type=int, help="the game's number")
+    p.add_argument("--no-pause", action="store_true",
+                   help="print the whole game without waiting (for scripts)")
+    p.set_defaults(func=cmd_replay)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    store = open_store(args, "replay")
+    if store is None:
+        return 1
+    try:
+        record = store.record(args.game)
+    finally:
+        store.close()
+    if record is None:
+        print(f"rummyhall replay: no game number {args.game}", file=sys.stderr)
+        return 1
+    pause = None if args.no_pause else _wait
+    return replay_record(record, pause)
+
+
+def _wait() -> bool:
+    """Wait for Enter; False when the user quits (q, or the end of input)."""
+    try:
+        answer = input("-- Enter: next hand, q: quit -- ")
+    except EOFError:
+        return False
+    return answer.strip().lower() not in ("q", "quit")
+
+
+def _hand(cards: Any) -> str:
+    return format_cards(sorted(cards, key=sort_key)) if cards else "-"
+
+
+def replay_record(record: dict[str, Any], pause: Callable[[], bool] | None) -> int:
+    """Print the game one hand per step; ``pause`` between steps (None: no pause)."""
+    names = [s["name"] for s in record["seats"]]
+    game = new_game(record["game"], parse_options(record["game"], dict(record["options"])),
+                    players=len(names), first_dealer=record["first_dealer"])
+    print(f"Game #{record['id']}: {record['game']} at table {record['table']}, "
+          f"{record['started']} to {record['finished'] or '(not finished)'}"
+          f"{', seeded' if record.get('seeded') else ''}")
+    print("  seats: " + ", ".join(f"{i} {n}" for i, n in enumerate(names)))
+    lines: list[str] = []
+    for entry in record["actions"]:
+        action = action_from_json(entry)
+        events = game.apply(action)
+        if not isinstance(action, Shuffle):
+            lines.append(f"  {names[action.seat]}: {str(action).split(': ', 1)[-1]}")
+        for event in events:
+            lines += _describe(event, game, names)
+            if isinstance(event, (HandScored, GameOver)):
+                print("\n".join(lines))
+                lines = []
+                if isinstance(event, HandScored) and pause is not None and not game.is_over \
+                        and not pause():
+                    return 0
+    if lines:
+        print("\n".join(lines))
+    if not game.is_over:
+        print("(the journal ends here: the game was not finished)")
+    return 0
+
+
+def _describe(event: Any, game: Any, names: list[str]) -> list[str]:
+    if isinstance(event, HandDealt):
+        out = ["", f"Hand {event.hand_no}" + (f" (round {event.round})" if event.round else "")
+               + f", dealer {names[event.dealer]}"]
+        out += [f"  {names[i]:<20} {_hand(h)}" for i, h in enumerate(event.hands)]
+        out.append(f"  upcard {event.upcard}, stock {len(game.stock)}")
+        return out
+    if isinstance(event, Drew) and event.card is not None and event.source == "stock":
+        return [f"    (drew {event.card})"]
+    if isinstance(event, Discarded):
+        return []
+    if isinstance(event, Showdown):
+        out = ["  showdown:"]
+        for r in event.reveals:
+            melds = "  ".join(format_cards(m) for m in r.melds) or "-"
+            out.append(f"    {names[r.seat]:<20} melds {melds}; deadwood "
+                       f"{format_cards(r.deadwood) or '-'} ({r.points})")
+        return out
+    if isinstance(event, HandScored):
+        won = ", ".join(names[w] for w in event.winners) or "nobody"
+        return [f"  {event.outcome}: {won} won; points "
+                + ", ".join(f"{names[i]} {p:+d}" for i, p in enumerate(event.points))
+                + "; totals " + ", ".join(f"{names[i]} {t}" for i, t in enumerate(event.totals))]
+    if isinstance(event, GameOver):
+        won = ", ".join(names[w] for w in event.winners) or "nobody"
+        return ["", f"Game over: {won} won; totals "
+                + ", ".join(f"{names[i]} {t}" for i, t in enumerate(event.totals))]
+    return []
+

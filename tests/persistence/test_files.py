@@ -1,0 +1,128 @@
+"""A data file that cannot be used stops `rummyhall serve` at once with a clear message,
+and leaves no half-written file behind; an older schema is migrated."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from persistence_helpers import run_serve
+
+from rummyhall.server.store import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, Store, StoreError
+
+
+def test_a_file_that_is_not_sqlite(tmp_path: Path) -> None:
+    data = tmp_path / "notes.txt"
+    data.write_bytes(b"shopping list: eggs, milk\n" * 100)
+    before = data.read_bytes()
+    done = run_serve(data)
+    assert done.returncode == 1
+    assert "not a Rummy Hall data file" in done.stderr and "Traceback" not in done.stderr
+    assert data.read_bytes() == before
+
+
+def test_the_database_of_another_program(tmp_path: Path) -> None:
+    data = tmp_path / "other.db"
+    with contextlib.closing(sqlite3.connect(data)) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
+        conn.commit()
+    before = data.read_bytes()
+    done = run_serve(data)
+    assert done.returncode == 1 and "another program" in done.stderr
+    assert data.read_bytes() == before
+
+
+def test_a_damaged_file(tmp_path: Path) -> None:
+    data = tmp_path / "hall.sqlite3"
+    store = Store.open(str(data))
+    store.write([("INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?)",
+                  (i, f"p{i}", "person", f"{i:032x}")) for i in range(1, 2000)])
+    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    raw = bytearray(data.read_bytes())
+    raw[4096 * 2: 4096 * 4] = b"\xa5" * 8192  # two pages of the players' tree
+    data.write_bytes(bytes(raw))
+    done = run_serve(data)
+    assert done.returncode == 1, done.stderr
+    assert "damaged" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_file_of_a_newer_schema(tmp_path: Path) -> None:
+    data = tmp_path / "hall.sqlite3"
+    Store.open(str(data)).close()
+    with contextlib.closing(sqlite3.connect(data)) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    done = run_serve(data)
+    assert done.returncode == 1 and "newer" in done.stderr
+    with contextlib.closing(sqlite3.connect(data)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+
+
+def test_an_older_schema_is_migrated(tmp_path: Path) -> None:
+    data = tmp_path / "hall.sqlite3"
+    with contextlib.closing(sqlite3.connect(data)) as conn:
+        conn.executescript(MIGRATIONS[1])
+        conn.execute("INSERT INTO players VALUES (1, 'ada', 'person', ?)", ("a" * 32,))
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute("PRAGMA user_version = 1")
+        conn.commit()
+    store = Store.open(str(data))
+    try:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert store.ratings() == []  # the table version 2 added
+        assert store.restored().players[0]["name"] == "ada"
+    finally:
+        store.close()
+
+
+def test_a_full_disk_leaves_no_file(tmp_path: Path) -> None:
+    """SQLite's own limit as the injected fault: the file may hold only 2 pages."""
+    data = tmp_path / "hall.sqlite3"
+    with pytest.raises(StoreError, match="disk is full"):
+        Store.open(str(data), max_pages=2)
+    assert not list(tmp_path.iterdir())
+
+
+@contextlib.contextmanager
+def mounted(path: Path, options: str) -> Iterator[None]:
+    """A tmpfs at ``path`` (root only); the test is skipped where it cannot be mounted."""
+    path.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
+                          capture_output=True, check=False)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
+    try:
+        yield
+    finally:
+        subprocess.run(["umount", str(path)], check=False)
+
+
+def test_a_full_disk_at_start(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tiny tmpfs needs root")
+    disk = tmp_path / "tiny"
+    with mounted(disk, "size=8k"):
+        done = run_serve(disk / "hall.sqlite3")
+        assert done.returncode == 1, done.stderr
+        assert "disk is full" in done.stderr or "cannot" in done.stderr, done.stderr
+        assert not list(disk.iterdir())  # nothing half-written
+
+
+def test_a_read_only_directory(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    if os.geteuid() != 0:
+        folder.mkdir()
+        folder.chmod(0o555)
+        context: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    else:  # root writes through permissions: a read-only mount instead
+        context = mounted(folder, "ro,size=1m")
+    with context:
+        done = run_serve(folder / "hall.sqlite3")
+        assert done.returncode == 1, done.stderr
+        assert "writable" in done.stderr or "cannot create" in done.stderr, done.stderr
+        assert not list(folder.iterdir())

@@ -1,0 +1,168 @@
+"""History, records, ratings and the data file's commands, on a real server and file."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+import trio
+from persistence_helpers import ask
+
+from rummyhall.cli import main
+from rummyhall.client import open_session
+from rummyhall.protocol import (
+    Error,
+    GameRecord,
+    GamesPlayed,
+    GetRecord,
+    ListGamesPlayed,
+    ListRatings,
+    Ratings,
+)
+from rummyhall.rules import new_game
+from rummyhall.server import Hall, Settings
+from rummyhall.server.journal import action_from_json
+
+FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
+                messages_per_second=10_000, burst=10_000, log_level="warning")
+
+
+@asynccontextmanager
+async def serving(data: Path, **changes: object) -> AsyncIterator[Hall]:
+    hall = Hall(dataclasses.replace(FAST, data=str(data), **changes))  # type: ignore[arg-type]
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hall.serve)
+        yield hall
+        hall.stop()
+
+
+async def play_house_game(port: int, name: str = "host") -> int:
+    """A gin table of two house bots, played to its end; its table number."""
+    async with open_session(port=port, name=name) as s:
+        table = await s.create_table("gin", 2, options={"target_score": 30})
+        await s.add_bot(table, 0, "simple")
+        await s.add_bot(table, 1, "random")
+        await s.watch(table)
+        await s.start(table)
+        with trio.fail_after(30):
+            while True:
+                state = s.tables.get(table)
+                if state is not None and state.view is not None and \
+                        state.view.phase == "game_over":
+                    return table
+                await s.next_update()
+
+
+async def test_history_record_and_ratings_over_the_protocol(tmp_path: Path) -> None:
+    data = tmp_path / "hall.sqlite3"
+    async with serving(data) as hall:
+        assert hall.port is not None
+        await play_house_game(hall.port)
+        await trio.sleep(0.1)
+        played = await ask(hall.port, ListGamesPlayed(id=1))
+        assert isinstance(played, GamesPlayed) and len(played.games) == 1
+        game = played.games[0]
+        assert game.state == "finished" and game.game == "gin" and game.winners
+        assert [s.name for s in game.seats] == ["simple bot", "random bot"]
+        record = await ask(hall.port, GetRecord(number=game.number, id=2))
+        assert isinstance(record, GameRecord) and record.next is None
+        g = new_game("gin", dict(record.options), players=2, first_dealer=record.first_dealer)
+        for entry in record.journal:
+            g.apply(action_from_json({**entry.action, "seat": entry.seat}))
+        assert g.is_over and tuple(g.scores) == game.totals
+        assert len(record.hands) == game.hands
+        missing = await ask(hall.port, GetRecord(number=999, id=3))
+        assert isinstance(missing, Error) and missing.code == "no_such_game"
+        ratings = await ask(hall.port, ListRatings(game="gin", id=4))
+        assert isinstance(ratings, Ratings)
+        assert {r.name for r in ratings.ratings} == {"simple bot", "random bot"}
+        assert all(r.games == 1 for r in ratings.ratings)
+        # the lobby shows the ratings in the seats
+        async with open_session(port=hall.port, name="look") as s:
+            table = await s.create_table("gin", 2)
+            await s.add_bot(table, 0, "simple")
+            infos = await s.list_tables()
+            seat = next(t for t in infos if t.table == table).seats[0]
+            assert seat.rating is not None
+
+
+async def test_no_history_without_the_journal(tmp_path: Path) -> None:
+    async with serving(tmp_path / "unused.sqlite3", journal=False) as hall:
+        assert hall.port is not None
+        reply = await ask(hall.port, ListGamesPlayed(id=1))
+        assert isinstance(reply, Error) and reply.code == "no_history"
+    assert not (tmp_path / "unused.sqlite3").exists()
+
+
+async def test_a_restart_restores_waiting_and_playing_tables(tmp_path: Path) -> None:
+    data = tmp_path / "hall.sqlite3"
+    async with serving(data, house_delay=1.0) as hall:
+        assert hall.port is not None
+        async with open_session(port=hall.port, name="ada") as ada:
+            waiting = await ada.create_table("basic", 3, options={"target_score": 50})
+            await ada.join(waiting, 1)
+            playing = await ada.create_table("gin", 2, turn_seconds=0)
+            await ada.join(playing, 0)
+            await ada.add_bot(playing, 1, "simple")
+            await ada.start(playing)
+            with trio.fail_after(20):
+                while not (ada.tables[playing].my_turn):
+                    await ada.next_update()
+            await ada.act(playing, ada.tables[playing].legal[0])
+            token = ada.token
+            moves = hall.lobby.tables[playing].game.move_number  # type: ignore[union-attr]
+            await trio.sleep(0.2)  # the lobby's last seat changes are written
+            hall.stop()  # the server goes while ada sits (no bye: her seats stay hers)
+            with trio.fail_after(10):
+                while ada.connected:
+                    await ada.next_update()
+    async with serving(data, house_delay=1.0) as hall:
+        assert hall.port is not None
+        tables = hall.lobby.tables
+        assert set(tables) == {waiting, playing}
+        assert tables[waiting].state == "waiting" and tables[waiting].seats[1].player
+        t = tables[playing]
+        assert t.state == "playing" and t.game is not None and t.game.move_number == moves
+        assert t.seats[1].house is not None and t.seats[0].absent_since is not None
+        async with open_session(port=hall.port, name="ada", token=token) as ada:
+            assert ada.welcome is not None and ada.welcome.session.resumed
+            with trio.fail_after(10):
+                while playing not in ada.tables or ada.tables[playing].view is None:
+                    await ada.next_update()
+            assert ada.tables[playing].view.move_number >= moves  # type: ignore[union-attr]
+
+
+async def test_the_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "hall.sqlite3"
+    async with serving(data) as hall:
+        assert hall.port is not None
+        await play_house_game(hall.port)
+        await trio.sleep(0.1)
+        copy = tmp_path / "copy.sqlite3"
+        assert main(["backup", "--data", str(data), str(copy)]) == 0  # while it runs
+    capsys.readouterr()
+    for path in (data, copy):
+        assert main(["history", "--data", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert "#1" in out and "gin" in out and "simple bot" in out
+    assert main(["ratings", "--data", str(data)]) == 0
+    assert "random bot" in capsys.readouterr().out
+    assert main(["replay", "1", "--data", str(data), "--no-pause"]) == 0
+    out = capsys.readouterr().out
+    assert "Hand 1" in out and "Game over" in out
+    exported = tmp_path / "game.json"
+    assert main(["export", "1", "--data", str(data), "-o", str(exported)]) == 0
+    record = json.loads(exported.read_text())
+    assert record["format"] == "rummyhall-game" and record["version"] == 1
+    g = new_game(record["game"], record["options"], players=len(record["seats"]),
+                 first_dealer=record["first_dealer"])
+    for d in record["actions"]:
+        g.apply(action_from_json(d))
+    assert g.is_over and list(g.scores) == record["totals"]
+    assert main(["export", "7", "--data", str(data)]) == 1
+    assert main(["history", "--data", str(tmp_path / "none.sqlite3")]) == 1
+    assert "no such data file" in capsys.readouterr().err
