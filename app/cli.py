@@ -12,9 +12,17 @@ import time
 from collections.abc import Sequence
 
 from rummyhall import __version__
+from rummyhall import arena as arena_command
 from rummyhall.bots import STRATEGIES, make_strategy
 from rummyhall.bots.selfplay import play_game
 from rummyhall.rules import GAMES, OptionError, RulesError, new_game, option_specs
+
+from . import backup, export, history, ratings, replay  # the data file's commands
+from .botcmd import add_arguments as add_bot_arguments
+from .botcmd import cmd_bot
+from .play import add_arguments as add_play_arguments
+from .play import cmd_play
+from .serve import add_setting_flags, cmd_serve
 
 
 def _parse_value(text: str) -> object:
@@ -97,11 +105,26 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_arena(args: argparse.Namespace) -> int:
+    """Play many games between strategies with duplicate deals; print a table per strategy."""
+    return arena_command.run(args, parse_option_args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rummyhall", description="Rummy Hall: a LAN server "
                                      "for Basic Rummy, Gin, Chicago and Three Thirteen.")
     parser.add_argument("--version", action="version", version=f"rummyhall {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser(
+        "serve", help="run the server",
+        description="Run the Rummy Hall server. Every setting can also come from a TOML file "
+                    "(--config, or RUMMYHALL_CONFIG) and from environment variables "
+                    "RUMMYHALL_<SETTING> (e.g. RUMMYHALL_PORT=7654); flags win over the "
+                    "environment, which wins over the file.")
+    serve.add_argument("--config", help="a TOML file of settings")
+    add_setting_flags(serve)
+    serve.set_defaults(func=cmd_serve)
 
     rules = sub.add_parser("rules", help="list the games and every table option")
     rules.add_argument("game", nargs="?", choices=list(GAMES))
@@ -118,6 +141,30 @@ def build_parser() -> argparse.ArgumentParser:
                           help="a table option (see `rummyhall rules`)")
     selfplay.add_argument("--seed", type=int, help="seed for reproducible games")
     selfplay.set_defaults(func=cmd_selfplay, player=None)
+
+    arena = sub.add_parser(
+        "arena", help="measure strategies against each other "
+        "(duplicate deals, rotated seats, confidence intervals)",
+        description="Play many games between strategies in one process: every deal is "
+                    "played once per seating, so each strategy plays each seat with the "
+                    "same cards; print games, wins and points per hand with 95% confidence "
+                    "intervals per strategy. The method and the columns are in docs/bots.md.")
+    arena_command.add_arguments(arena)
+    arena.set_defaults(func=cmd_arena)
+
+    bot = sub.add_parser("bot", help="run a bot against a server",
+                         description="Connect to a server and play games with a built-in "
+                                     "strategy or your own bot class: create a table (the "
+                                     "other seats get house bots) or join one.")
+    add_bot_arguments(bot)
+    bot.set_defaults(func=lambda args: cmd_bot(args, parse_option_args(args.option)))
+
+    play = sub.add_parser("play", help="play at a server (the console client)")
+    add_play_arguments(play)
+    play.set_defaults(func=cmd_play)
+
+    for data_command in (history, replay, export, ratings, backup):
+        data_command.add_parser(sub)
     return parser
 
 

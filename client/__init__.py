@@ -1,5 +1,6 @@
 """The client side: the connection library, the client's model of a table, the bot runner."""
 
+from .bot import Bot, GameResult, StrategyBot, play_table, run_bot
 from .model import apply_event, apply_turn
 from .session import (
     ClientError,
@@ -13,6 +14,19 @@ from .session import (
 )
 
 __all__ = [
-    "ClientError", "ConnectionLost", "RequestRefused", "ServerClosed", "Session",
-    "TableState", "Update", "apply_event", "apply_turn", "open_session",
+    "Bot",
+    "ClientError",
+    "ConnectionLost",
+    "GameResult",
+    "RequestRefused",
+    "ServerClosed",
+    "Session",
+    "StrategyBot",
+    "TableState",
+    "Update",
+    "apply_event",
+    "apply_turn",
+    "open_session",
+    "play_table",
+    "run_bot",
 ]

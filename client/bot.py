@@ -1,0 +1,142 @@
+"""The bot API: subclass :class:`Bot`, answer ``choose``, and :func:`run_bot` does the rest.
+
+``run_bot`` connects, creates a table (and fills the other seats with house bots) or
+joins one, plays games back to back, and rides out dropped connections with its token.
+A bot sees exactly what its seat may see: the :class:`~rummyhall.rules.SeatView` the
+client library keeps up to date, and the legal actions the server sent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import trio
+
+from rummyhall.bots import Strategy
+from rummyhall.protocol import DEFAULT_PORT
+from rummyhall.rules import GAMES, Event, SeatAction, SeatView
+
+from .session import RequestRefused, Session, open_session
+
+log = logging.getLogger("rummyhall.bot")
+
+
+class Bot:
+    """A bot: override :meth:`choose`; the other hooks are optional.
+
+    A ``Bot`` is also a :class:`rummyhall.bots.Strategy` (it has ``name``, ``needs_view``
+    and ``choose``), so the same class plays in ``rummyhall arena`` without a network.
+    """
+
+    name = "bot"
+    needs_view = True
+
+    def choose(self, view: SeatView, legal: Sequence[SeatAction]) -> SeatAction:
+        """Return one of ``legal`` (never empty) for the seat whose view is ``view``."""
+        raise NotImplementedError
+
+    def on_event(self, table: int, event: Event, view: SeatView | None) -> None:
+        """Called after each event of a table the bot plays at (the view includes it)."""
+
+    def on_game_over(self, table: int, view: SeatView) -> None:
+        """Called when a game ends (``view.winners``, ``view.scores``)."""
+
+
+class StrategyBot(Bot):
+    """Run one of the pure strategies of :mod:`rummyhall.bots` as a network bot."""
+
+    def __init__(self, strategy: Strategy) -> None:
+        self.strategy = strategy
+        self.name = strategy.name
+
+    def choose(self, view: SeatView, legal: Sequence[SeatAction]) -> SeatAction:
+        return self.strategy.choose(view if self.strategy.needs_view else None, legal)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How one game ended for the bot's seat."""
+
+    table: int
+    seat: int
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+
+    @property
+    def won(self) -> bool:
+        return self.seat in self.winners
+
+
+async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = False,
+                     games: int = 1, max_updates: int = 10_000_000) -> list[GameResult]:
+    """Play the bot's seat at ``table`` for ``games`` games (``restart``: the bot is the
+    creator and starts each next game). Decisions use the table's current state, so a
+    prompt overtaken by events is never answered."""
+    results: list[GameResult] = []
+    answered: int | None = None
+    over = False  # the current game's end has been recorded
+    for _ in range(max_updates):
+        state = session.tables.get(table)
+        view = state.view if state is not None else None
+        if state is not None and view is not None:
+            if view.phase != "game_over":
+                over = False
+            elif not over:
+                over = True
+                if view.seat is not None:
+                    results.append(GameResult(table, view.seat, view.winners, view.scores))
+                bot.on_game_over(table, view)
+                if len(results) >= games:
+                    return results
+                if restart:
+                    await session.start(table)
+                continue
+            if state.my_turn and state.legal and state.move != answered:
+                answered = state.move
+                action = bot.choose(view, state.legal)
+                try:
+                    await session.act(table, action)
+                except RequestRefused as exc:
+                    if exc.code != "stale_action":  # overtaken by a timeout: go on
+                        log.warning("table %s: %s refused: %s", table, action, exc.message)
+                continue
+        update = await session.next_update()
+        if update.kind == "event" and update.table == table:
+            bot.on_event(table, update.payload, view)
+    raise RuntimeError("the bot stopped after too many updates")
+
+
+async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
+                  name: str | None = None, table: int | None = None, seat: int | None = None,
+                  game: str = "gin", players: int | None = None,
+                  options: Mapping[str, bool | int | str] | None = None,
+                  house_bots: str | None = None, games: int = 1,
+                  token: str | None = None) -> list[GameResult]:
+    """Connect and play ``games`` games; return how each ended.
+
+    Without ``table``, the bot creates a table of ``game`` with ``options``, sits in seat
+    0, fills the other seats with house bots of strategy ``house_bots`` (the server's
+    default when None), and starts. With ``table``, it joins that table (``seat`` or the
+    first free one) and plays the games its creator starts.
+    """
+    async with open_session(host, port, name=name or bot.name, kind="bot",
+                            token=token) as session:
+        if table is None:
+            seats = players or GAMES[game].min_players
+            table = await session.create_table(game, seats, options)
+            await session.join(table, 0)
+            for other in range(1, seats):
+                await session.add_bot(table, other, house_bots)
+            await session.start(table)
+            return await play_table(session, table, bot, restart=True, games=games)
+        await session.join(table, seat)
+        return await play_table(session, table, bot, games=games)
+
+
+def run(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+        **kwargs: object) -> list[GameResult]:
+    """:func:`run_bot` in a fresh trio run (for scripts)."""
+    results: list[GameResult] = trio.run(lambda: run_bot(bot, host, port, **kwargs))  # type: ignore[arg-type]
+    return results

@@ -1,0 +1,468 @@
+"""The console's intents: what a key or a command asks, sent through the session.
+
+The key bindings and the command line call :class:`Controller` methods, which are plain
+synchronous functions: they read the screen state, build a request and hand it to
+``spawn``, which runs it as a trio task (the UI runs on asyncio; see :mod:`.run`). A
+refused request shows the server's reason in the status line and changes nothing else.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable
+
+from rummyhall.client.session import ClientError, RequestRefused, Session
+from rummyhall.rules import (
+    Card,
+    CardError,
+    DeclareRummy,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    GoOut,
+    Knock,
+    LayOff,
+    Meld,
+    PassUpcard,
+    SeatAction,
+    can_lay_off,
+)
+
+from .model import ConsoleModel, CreateForm, LogEntry, cards_text, rules_of
+
+Spawn = Callable[[Callable[[], Awaitable[None]]], None]
+
+COMMANDS = {
+    # command: (arguments, meaning) -- the help screen and the completer read this
+    "stock": ("", "draw from the stock"),
+    "pile": ("", "take the discard"),
+    "pass": ("", "Gin: refuse the upcard"),
+    "discard": ("CARD", "discard a card"),
+    "meld": ("CARDS", "lay a meld (Basic)"),
+    "layoff": ("CARDS [MELD]", "lay off on meld #"),
+    "knock": ("CARD", "knock (gin, rummy)"),
+    "biggin": ("", "Gin: big gin"),
+    "out": ("CARD", "go out (3-13)"),
+    "rummy": ("", "Chicago: declare rummy"),
+    "say": ("TEXT", "chat"),
+    "join": ("TABLE [SEAT]", "sit at a table"),
+    "watch": ("TABLE", "watch a table"),
+    "bot": ("[SEAT] [BOT]", "add a house bot"),
+    "unbot": ("SEAT", "remove a house bot"),
+    "start": ("", "start the game"),
+    "create": ("[GAME]", "the create-table form"),
+    "set": ("NAME=VALUE", "set a form field"),
+    "leave": ("", "leave (a bot keeps the seat)"),
+    "lobby": ("", "back to the lobby"),
+    "table": ("[TABLE]", "show one of your tables"),
+    "scores": ("", "show or hide the scores"),
+    "help": ("", "show or hide the help"),
+    "quit": ("", "leave Rummy Hall"),
+}
+
+
+class Controller:
+    """Turns the player's intents into requests (see the module docstring)."""
+
+    def __init__(self, model: ConsoleModel, session: Session, spawn: Spawn,
+                 quit: Callable[[], None] = lambda: None) -> None:
+        self.model = model
+        self.session = session
+        self.spawn = spawn
+        self.quit = quit
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _request(self, make: Callable[[], Awaitable[object]], done: str | None = None,
+                 after: Callable[[object], None] | None = None) -> None:
+        model = self.model
+
+        async def run() -> None:
+            try:
+                result = await make()
+            except RequestRefused as exc:
+                model.say(exc.message, error=True)
+                return
+            except ClientError as exc:
+                model.say(f"not sent: {exc}", error=True)
+                return
+            if done:
+                model.say(done)
+            if after is not None:
+                after(result)
+            model.on_change()
+
+        self.spawn(run)
+
+    def _seat(self) -> tuple[int, int] | None:
+        """(table, seat) of the shown table, or None (and a message) without a seat."""
+        state = self.model.state
+        if state is None or state.view is None:
+            self.model.say("no game here: join a table and start it", error=True)
+            return None
+        if state.seat is None:
+            self.model.say("you are watching this table", error=True)
+            return None
+        return state.table, state.seat
+
+    def act(self, make: Callable[[int], SeatAction | None]) -> None:
+        """Send an action of our seat at the shown table (the server judges it)."""
+        where = self._seat()
+        if where is None:
+            return
+        table, seat = where
+        action = make(seat)
+        if action is None:
+            return
+        model = self.model
+
+        def clear(_: object) -> None:
+            model.selected = set()
+            model.status = ""
+
+        self._request(lambda: self.session.act(table, action), after=clear)
+
+    def _cards(self, words: list[str]) -> list[Card] | None:
+        """Cards named by the player, matched against the hand (``th``, ``10h``, ``Th``)."""
+        hand = self.model.hand()
+        out: list[Card] = []
+        for word in words:
+            text = word.strip()
+            if len(text) >= 2 and text.upper() != "JK":
+                text = text[:-1].upper() + text[-1].lower()
+            try:
+                card = Card.parse(text)
+            except CardError as exc:
+                self.model.say(str(exc), error=True)
+                return None
+            # a second physical copy (two decks) shows the same: take one in the hand
+            same = [c for c in hand if c.face == card.face and c not in out]
+            out.append(same[0] if same and card not in hand else card)
+        return out
+
+    def _one_card(self, words: list[str]) -> Card | None:
+        if words:
+            cards = self._cards(words[:1])
+            return cards[0] if cards else None
+        chosen = self.model.chosen_cards()
+        if len(chosen) != 1:
+            self.model.say("pick one card (move with ←/→)" if not chosen else
+                           "select just one card for this", error=True)
+            return None
+        return chosen[0]
+
+    # ------------------------------------------------------------------ table actions
+
+    def draw_stock(self) -> None:
+        self.act(DrawStock)
+
+    def draw_pile(self) -> None:
+        self.act(DrawDiscard)
+
+    def pass_upcard(self) -> None:
+        self.act(PassUpcard)
+
+    def declare_rummy(self) -> None:
+        self.act(DeclareRummy)
+
+    def discard(self, words: list[str] | None = None) -> None:
+        card = self._one_card(words or [])
+        if card is not None:
+            self.act(lambda seat: Discard(seat, card))
+
+    def knock(self, words: list[str] | None = None) -> None:
+        card = self._one_card(words or [])
+        if card is not None:
+            self.act(lambda seat: Knock(seat, card))
+
+    def big_gin(self) -> None:
+        self.act(lambda seat: Knock(seat, None))
+
+    def go_out(self, words: list[str] | None = None) -> None:
+        card = self._one_card(words or [])
+        if card is not None:
+            self.act(lambda seat: GoOut(seat, card))
+
+    def meld(self, words: list[str] | None = None) -> None:
+        cards = self._cards(words) if words else self.model.chosen_cards()
+        if not cards:
+            return
+        self.act(lambda seat: Meld(seat, tuple(cards)))
+
+    def lay_off(self, words: list[str] | None = None) -> None:
+        words = list(words or [])
+        target: int | None = None
+        if words and words[-1].lstrip("#").isdigit():
+            target = int(words.pop().lstrip("#"))
+        cards = self._cards(words) if words else self.model.chosen_cards()
+        view = self.model.view
+        if not cards or view is None:
+            return
+        if target is None:
+            rules = rules_of(view)
+            fits = [i for i, (_, meld) in enumerate(view.melds)
+                    if can_lay_off(meld, tuple(cards), rules)]
+            if not fits and not view.melds:
+                self.model.say("there is no meld on the table to lay off on", error=True)
+                return
+            target = fits[0] if fits else 0
+        meld_no = target
+        self.act(lambda seat: LayOff(seat, tuple(cards), meld_no))
+
+    # ------------------------------------------------------------------ lobby
+
+    def refresh(self) -> None:
+        model = self.model
+
+        async def run() -> None:
+            try:
+                games = await self.session.list_games()
+                model.games, model.bots = games.games, games.bots
+                tables = await self.session.list_tables()
+            except ClientError as exc:
+                model.say(f"could not list the tables: {exc}", error=True)
+                return
+            model.on_change()
+            # a seat of ours in a running game that we left (a restart of the client,
+            # after its bye): a house bot keeps it until we join again, so rejoin
+            me = self.session.player_id
+            ours = [t.table for t in tables if t.state == "playing"
+                    and t.table not in self.session.tables
+                    and any(s.player == me for s in t.seats)]
+            for table in ours:
+                try:
+                    await self.session.join(table)
+                except ClientError as exc:
+                    model.say(f"could not sit again at table {table}: {exc}", error=True)
+                    continue
+                model.log.append(LogEntry("info", f"back at table {table}"))
+                if model.table is None:
+                    model.open_table(table)
+
+        self.spawn(run)
+
+    def join(self, table: int, seat: int | None = None) -> None:
+        model = self.model
+
+        def opened(result: object) -> None:
+            model.open_table(table)
+            model.say(f"you sit at table {table}, seat {result}")
+
+        self._request(lambda: self.session.join(table, seat), after=opened)
+
+    def watch(self, table: int) -> None:
+        model = self.model
+
+        def opened(_: object) -> None:
+            model.open_table(table)
+            model.say(f"you watch table {table}")
+
+        self._request(lambda: self.session.watch(table), after=opened)
+
+    def _current_table(self) -> int | None:
+        if self.model.screen == "table" and self.model.table is not None:
+            return self.model.table
+        info = self.model.selected_lobby_table()
+        if info is None:
+            self.model.say("no table selected", error=True)
+            return None
+        return info.table
+
+    def add_bot(self, seat: int | None = None, strategy: str | None = None) -> None:
+        table = self._current_table()
+        if table is None:
+            return
+        info = self.model.source.lobby.get(table)
+        if seat is None and info is not None:
+            seat = next((s.seat for s in info.seats if s.kind == "empty"), None)
+        if seat is None:
+            self.model.say("no empty seat", error=True)
+            return
+        chosen = seat
+        self._request(lambda: self.session.add_bot(table, chosen, strategy),
+                      done=f"a house bot sits in seat {seat} of table {table}")
+
+    def remove_bot(self, seat: int | None = None) -> None:
+        table = self._current_table()
+        if table is None:
+            return
+        info = self.model.source.lobby.get(table)
+        if seat is None and info is not None:
+            seat = next((s.seat for s in reversed(info.seats) if s.kind == "house"), None)
+        if seat is None:
+            self.model.say("no house bot to remove", error=True)
+            return
+        chosen = seat
+        self._request(lambda: self.session.remove_bot(table, chosen),
+                      done=f"the house bot left seat {seat}")
+
+    def start(self) -> None:
+        table = self._current_table()
+        if table is None:
+            return
+        model = self.model
+
+        def opened(_: object) -> None:
+            if table in self.session.tables:
+                model.open_table(table)
+
+        self._request(lambda: self.session.start(table), done=f"table {table} started",
+                      after=opened)
+
+    def leave(self) -> None:
+        table = self.model.table
+        if table is None:
+            return
+        model = self.model
+
+        def gone(_: object) -> None:
+            model.screen, model.table = "lobby", None
+
+        self._request(lambda: self.session.leave(table), done=f"you left table {table}",
+                      after=gone)
+
+    def say(self, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        table = self.model.table if self.model.screen == "table" else None
+        self._request(lambda: self.session.say(text, table))
+
+    # ------------------------------------------------------------------ the form
+
+    def open_form(self, game: str | None = None) -> None:
+        model = self.model
+        if not model.games:
+            model.say("the server's games are not known yet: try again", error=True)
+            self.refresh()
+            return
+        form = CreateForm(model.games)
+        form.select_game(0)
+        if game is not None:
+            error = form.set_text("game", game)
+            if error:
+                model.say(error, error=True)
+        model.form, model.screen = form, "form"
+        model.on_change()
+
+    def create(self) -> None:
+        form = self.model.form
+        if form is None:
+            return
+        model = self.model
+        game, players, options = form.game.game, form.players, form.options()
+        turn, sit = form.turn_seconds, form.sit
+
+        async def run() -> None:
+            try:
+                table = await self.session.create_table(game, players, options,
+                                                        turn_seconds=turn)
+            except RequestRefused as exc:
+                model.say(exc.message, error=True)  # the form stays as it was
+                return
+            except ClientError as exc:
+                model.say(f"not sent: {exc}", error=True)
+                return
+            model.form = None
+            model.table, model.screen = table, "table"
+            if not sit:
+                model.say(f"table {table} created: add house bots (b) and start (g)")
+            else:
+                try:
+                    seat = await self.session.join(table)
+                    model.open_table(table)
+                    model.say(f"table {table} created; you sit in seat {seat}: add house "
+                              "bots (b), then start (g)")
+                except ClientError as exc:
+                    model.say(str(exc), error=True)
+
+        self.spawn(run)
+
+    # ------------------------------------------------------------------ the command line
+
+    def command(self, line: str) -> None:
+        """Run one command line (see COMMANDS)."""
+        model = self.model
+        line = line.strip()
+        if not line:
+            return
+        word, _, rest = line.partition(" ")
+        word = word.lower().lstrip(":/")
+        if word in ("say", "chat", "'"):
+            self.say(rest)
+            return
+        try:
+            args = shlex.split(rest)
+        except ValueError:
+            args = rest.split()
+        ints = [int(a) for a in args if a.isdigit()]
+        simple: dict[str, Callable[[], None]] = {
+            "stock": self.draw_stock, "draw": self.draw_stock, "pile": self.draw_pile,
+            "take": self.draw_pile, "pass": self.pass_upcard, "rummy": self.declare_rummy,
+            "biggin": self.big_gin, "start": self.start, "leave": self.leave,
+            "quit": self.quit, "exit": self.quit, "refresh": self.refresh,
+        }
+        with_cards: dict[str, Callable[[list[str]], None]] = {
+            "discard": self.discard, "meld": self.meld, "layoff": self.lay_off,
+            "knock": self.knock, "out": self.go_out,
+        }
+        if word in simple:
+            simple[word]()
+        elif word in with_cards:
+            if word == "knock" and not args and model.view and model.view.game == "gin" \
+                    and not model.chosen_cards():
+                self.big_gin()
+            else:
+                with_cards[word](args)
+        elif word in ("join", "watch"):
+            table = ints[0] if ints else self._current_table()
+            if table is None:
+                return
+            if word == "join":
+                self.join(table, ints[1] if len(ints) > 1 else None)
+            else:
+                self.watch(table)
+        elif word == "bot":
+            strategy = next((a for a in args if not a.isdigit()), None)
+            self.add_bot(ints[0] if ints else None, strategy)
+        elif word == "unbot":
+            self.remove_bot(ints[0] if ints else None)
+        elif word == "create":
+            self.open_form(args[0] if args else None)
+        elif word == "set":
+            self._set(args)
+        elif word == "lobby":
+            model.screen = "lobby"
+            self.refresh()
+        elif word == "table":
+            table = ints[0] if ints else model.table
+            if table is None or table not in self.session.tables:
+                model.say("you neither sit at nor watch that table", error=True)
+            else:
+                model.open_table(table)
+        elif word == "scores":
+            model.show_scores = not model.show_scores
+        elif word in ("help", "?"):
+            model.show_help = not model.show_help
+        else:
+            model.say(f"unknown command {word!r}: press ? for help", error=True)
+        model.on_change()
+
+    def _set(self, args: list[str]) -> None:
+        form = self.model.form
+        if form is None:
+            self.model.say("open the create-table form first (n)", error=True)
+            return
+        for arg in args:
+            name, sep, value = arg.partition("=")
+            if not sep:
+                self.model.say(f"expected NAME=VALUE, got {arg!r}", error=True)
+                return
+            error = form.set_text(name.strip(), value)
+            if error:
+                self.model.say(error, error=True)
+                return
+        self.model.say("set " + ", ".join(args))
+
+    def describe_selection(self) -> str:
+        return cards_text(self.model.chosen_cards())

@@ -1,0 +1,617 @@
+"""The console's view-model: what the screens show, as pure state and pure formatting.
+
+The game state is the client library's (:class:`~rummyhall.client.Session` keeps every
+table's :class:`~rummyhall.client.TableState` up to date); :class:`ConsoleModel` only adds
+what belongs to the screen: which screen and table are shown, the card cursor and the
+selection, the event log and chat, the create-table form, the clocks and the banner.
+Everything that turns game state into text lives here as plain functions that return
+prompt_toolkit style fragments, so tests can read the screen without a terminal.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from rummyhall.client.session import TableState, Update
+from rummyhall.protocol import Chat, GameInfo, OptionInfo, TableInfo, Turn
+from rummyhall.rules import (
+    Arrangement,
+    Card,
+    Discarded,
+    Drew,
+    Eliminated,
+    Event,
+    GameOver,
+    HandDealt,
+    HandScored,
+    Knocked,
+    LaidOff,
+    Melded,
+    MeldRules,
+    Passed,
+    SeatAction,
+    SeatView,
+    Showdown,
+    StockRebuilt,
+    WentOut,
+    best_arrangement,
+    meld_rules_for,
+)
+
+Fragments = StyleAndTextTuples
+
+GAME_TITLES = {"basic": "Basic Rummy", "gin": "Gin Rummy", "chicago": "Chicago Rummy",
+               "three_thirteen": "Three Thirteen"}
+SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_STYLES = ("class:suit.black", "class:suit.red", "class:suit.red", "class:suit.black")
+LOG_LINES = 300
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+class GameSource(Protocol):
+    """What the console reads of the client library (a :class:`Session` is one)."""
+
+    name: str
+    player_id: int | None
+    server_name: str | None
+    connected: bool
+    tables: dict[int, TableState]
+    lobby: dict[int, TableInfo]
+
+
+# ---------------------------------------------------------------------- cards
+
+
+def card_text(card: int) -> str:
+    """A card in two characters: ``T♦``, ``A♠``; ``JK`` for a joker."""
+    c = Card(card)
+    if c.is_joker:
+        return "JK"
+    return "?A23456789TJQK"[c.rank] + SUIT_SYMBOLS[c.suit]
+
+
+def card_fragment(card: int, extra: str = "") -> tuple[str, str]:
+    """A card as a styled fragment (red or black suit, plus ``extra`` classes)."""
+    c = Card(card)
+    style = "class:suit.joker" if c.is_joker else SUIT_STYLES[c.suit]
+    return (f"{style} {extra}".strip(), card_text(c))
+
+
+def cards_text(cards: Sequence[int]) -> str:
+    return " ".join(card_text(c) for c in cards)
+
+
+def cards_fragments(cards: Sequence[int]) -> Fragments:
+    out: Fragments = []
+    for i, c in enumerate(cards):
+        if i:
+            out.append(("", " "))
+        out.append(card_fragment(c))
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _rules(game: str, options: tuple[tuple[str, bool | int | str], ...], round: int) -> MeldRules:
+    return meld_rules_for(game, dict(options), round=round or 1)
+
+
+def rules_of(view: SeatView) -> MeldRules:
+    """The meld rules of the hand ``view`` shows (Three Thirteen's change every round)."""
+    return _rules(view.game, tuple(sorted(view.options.items())), view.round)
+
+
+def arrange(view: SeatView) -> Arrangement:
+    """The seat's hand in its best melds and the deadwood left."""
+    return best_arrangement(view.hand, rules_of(view))
+
+
+def hand_order(view: SeatView) -> list[list[Card]]:
+    """The hand as display groups: each best meld, then the deadwood (sorted)."""
+    if not view.hand:
+        return []
+    a = arrange(view)
+    groups = [list(m) for m in a.melds]
+    groups.sort(key=min)
+    if a.deadwood:
+        groups.append(list(a.deadwood))
+    return groups
+
+
+def flat_hand(view: SeatView) -> list[Card]:
+    """The hand in display order (the cursor walks this list)."""
+    return [c for g in hand_order(view) for c in g]
+
+
+# ---------------------------------------------------------------------- names
+
+
+def seat_name(info: TableInfo | None, seat: int | None, me: int | None = None) -> str:
+    if seat is None:
+        return "nobody"
+    if me is not None and seat == me:
+        return "you"
+    if info is not None and 0 <= seat < len(info.seats) and info.seats[seat].name:
+        name = str(info.seats[seat].name)
+        twins = sum(1 for s in info.seats if s.name == name)
+        return f"{name} {seat}" if twins > 1 else name  # two "simple bot"s
+    return f"seat {seat}"
+
+
+def options_summary(game: str, options: Mapping[str, bool | int | str],
+                    defaults: Mapping[str, bool | int | str] | None = None) -> str:
+    """The options that differ from the defaults (all of them when defaults are unknown)."""
+    shown = {k: v for k, v in options.items() if defaults is None or defaults.get(k) != v}
+    if not shown:
+        return "default rules"
+    return ", ".join(f"{k}={_value_text(v)}" for k, v in sorted(shown.items()))
+
+
+def _value_text(value: bool | int | str) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+# ---------------------------------------------------------------------- events
+
+
+def event_line(event: Event, info: TableInfo | None, me: int | None) -> str:
+    """One event as a line of the log."""
+    def who(seat: int) -> str:
+        return seat_name(info, seat, me)
+
+    if isinstance(event, HandDealt):
+        return (f"hand {event.hand_no} dealt by {who(event.dealer)}; upcard "
+                f"{card_text(event.upcard)}")
+    if isinstance(event, Drew):
+        if event.source == "discard":
+            return f"{who(event.seat)} took {card_text(event.card or 0)} from the pile"
+        drawn = f" ({card_text(event.card)})" if event.card is not None else ""
+        return f"{who(event.seat)} drew from the stock{drawn}"
+    if isinstance(event, Passed):
+        return f"{who(event.seat)} passed on the upcard"
+    if isinstance(event, Discarded):
+        return f"{who(event.seat)} discarded {card_text(event.card)}"
+    if isinstance(event, Melded):
+        return f"{who(event.seat)} melded {cards_text(event.cards)} (#{event.meld})"
+    if isinstance(event, LaidOff):
+        return f"{who(event.seat)} laid off {cards_text(event.added)} on #{event.meld}"
+    if isinstance(event, StockRebuilt):
+        return f"the stock was rebuilt ({event.stock_count} cards)"
+    if isinstance(event, Knocked):
+        calls = {"knock": "knocked", "gin": "went gin", "big_gin": "went big gin",
+                 "rummy": "went rummy"}
+        card = f", discarding {card_text(event.card)}" if event.card is not None else ""
+        return f"{who(event.seat)} {calls.get(event.call, event.call)}{card}"
+    if isinstance(event, WentOut):
+        return f"{who(event.seat)} went out, discarding {card_text(event.card)}"
+    if isinstance(event, Showdown):
+        return "showdown: " + "; ".join(
+            f"{who(r.seat)} {r.points}" for r in event.reveals)
+    if isinstance(event, HandScored):
+        return f"hand {event.hand_no}: {event.outcome}, " + ", ".join(
+            f"{who(s)} +{p}" for s, p in enumerate(event.points) if p) + (
+            "" if any(event.points) else "no points")
+    if isinstance(event, Eliminated):
+        return "out of the game: " + ", ".join(who(s) for s in event.seats)
+    if isinstance(event, GameOver):
+        return "game over: " + (", ".join(who(s) for s in event.winners) or "nobody") + " won"
+    return str(event)  # type: ignore[unreachable]  # a kind this client does not know
+
+
+# ---------------------------------------------------------------------- scores
+
+
+def score_sheet(view: SeatView, info: TableInfo | None) -> list[str]:
+    """The running score sheet: one row per scored hand, then the totals."""
+    names = [seat_name(info, s)[:7] for s in range(view.players)]
+    head = "hand outcome   " + "".join(f"{n:>8}" for n in names)
+    rows = [head]
+    for r in view.results:
+        rows.append(f"{r.hand_no:>4} {r.outcome[:9]:<9} " + "".join(
+            f"{p:>+8}" if p else f"{'.':>8}" for p in r.points))
+    rows.append("     total     " + "".join(f"{t:>8}" for t in view.scores))
+    return rows
+
+
+def score_chart(view: SeatView, info: TableInfo | None, width: int = 30) -> list[str]:
+    """A small chart: each seat's total after every hand, as a sparkline, and its total."""
+    if not view.results:
+        return ["(no hand scored yet)"]
+    series = [[r.totals[s] for r in view.results] for s in range(view.players)]
+    top = max((v for row in series for v in row), default=0)
+    low = min((v for row in series for v in row), default=0)
+    span = max(top - low, 1)
+    lines = []
+    for s, row in enumerate(series):
+        row = row[-width:]
+        spark = "".join(SPARK[min(7, (v - low) * 8 // (span + 1))] for v in row)
+        lines.append(f"{seat_name(info, s)[:8]:<8} {spark} {row[-1]}")
+    return lines
+
+
+def showdown_lines(showdown: Showdown, info: TableInfo | None, me: int | None) -> list[str]:
+    """The revealed hands: melds, layoffs and deadwood with its points."""
+    lines = []
+    for r in showdown.reveals:
+        melds = "  ".join("[" + cards_text(m) + "]" for m in r.melds) or "no melds"
+        lines.append(f"{seat_name(info, r.seat, me)}: {melds}")
+        extra = ""
+        if r.layoffs:
+            extra = "laid off " + " ".join(f"{card_text(c)}→#{i}" for c, i in r.layoffs) + "; "
+        lines.append(f"   {extra}deadwood {cards_text(r.deadwood) or '-'} = {r.points}")
+    return lines
+
+
+# ---------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class ActionKey:
+    """One action of the action bar: its key, its label, and the action kinds it sends."""
+
+    key: str
+    label: str
+    kinds: tuple[str, ...]
+
+
+ACTION_KEYS = {
+    "gin": (ActionKey("s", "stock", ("draw_stock",)), ActionKey("p", "pile", ("draw_discard",)),
+            ActionKey("x", "pass", ("pass",)), ActionKey("d", "discard", ("discard",)),
+            ActionKey("k", "knock", ("knock",)), ActionKey("K", "big gin", ("knock",))),
+    "basic": (ActionKey("s", "stock", ("draw_stock",)), ActionKey("p", "pile", ("draw_discard",)),
+              ActionKey("m", "meld", ("meld",)), ActionKey("l", "lay off", ("layoff",)),
+              ActionKey("d", "discard", ("discard",))),
+    "chicago": (ActionKey("s", "stock", ("draw_stock",)),
+                ActionKey("p", "pile", ("draw_discard",)),
+                ActionKey("r", "rummy", ("declare_rummy",)),
+                ActionKey("d", "discard", ("discard",)), ActionKey("k", "knock", ("knock",))),
+    "three_thirteen": (ActionKey("s", "stock", ("draw_stock",)),
+                       ActionKey("p", "pile", ("draw_discard",)),
+                       ActionKey("d", "discard", ("discard",)),
+                       ActionKey("o", "go out", ("go_out",))),
+}
+
+
+def legal_kinds(state: TableState) -> set[str]:
+    """The kinds of the legal actions of the pending turn (empty when not our turn)."""
+    return {a.kind for a in state.legal}
+
+
+def turn_hint(state: TableState, legal: Sequence[SeatAction]) -> str:
+    """What the player may do now, in words."""
+    kinds = {a.kind for a in legal}
+    if not kinds:
+        return ""
+    if "pass" in kinds:
+        return "Your turn: take the upcard (p) or pass (x)"
+    if "draw_stock" in kinds or "draw_discard" in kinds:
+        extra = " or declare rummy (r)" if "declare_rummy" in kinds else ""
+        return f"Your turn: draw from the stock (s) or the pile (p){extra}"
+    words = ["meld (m)"] if "meld" in kinds else []
+    if "layoff" in kinds:
+        words.append("lay off (l)")
+    words.append("discard (d)")
+    if "knock" in kinds:
+        words.append("knock (k)")
+    if "go_out" in kinds:
+        words.append("go out (o)")
+    return "Your turn: " + ", ".join(words)
+
+
+# ---------------------------------------------------------------------- the form
+
+
+@dataclass
+class CreateForm:
+    """The create-table form: a game, its player count, the timer and every option."""
+
+    games: tuple[GameInfo, ...]
+    game_index: int = 0
+    players: int = 2
+    turn_seconds: int = 0
+    values: dict[str, bool | int | str] = field(default_factory=dict)
+    row: int = 0
+    sit: bool = True
+
+    @property
+    def game(self) -> GameInfo:
+        return self.games[self.game_index]
+
+    def rows(self) -> list[str]:
+        """The names of the form's rows: fixed fields, then the game's options."""
+        return ["game", "players", "turn_seconds", "sit", *(o.name for o in self.game.options)]
+
+    def option(self, name: str) -> OptionInfo | None:
+        return next((o for o in self.game.options if o.name == name), None)
+
+    def value(self, name: str) -> bool | int | str:
+        if name == "game":
+            return self.game.game
+        if name == "players":
+            return self.players
+        if name == "turn_seconds":
+            return self.turn_seconds
+        if name == "sit":
+            return self.sit
+        opt = self.option(name)
+        assert opt is not None
+        return self.values.get(name, opt.default)
+
+    def select_game(self, index: int) -> None:
+        self.game_index = index % len(self.games)
+        self.players = self.game.min_players
+        self.values = {}
+        self.row = min(self.row, len(self.rows()) - 1)
+
+    def step(self, delta: int) -> None:
+        """Change the value of the current row: next or previous choice, or +/- 1."""
+        name = self.rows()[self.row]
+        if name == "game":
+            self.select_game(self.game_index + delta)
+        elif name == "players":
+            g = self.game
+            self.players = min(max(self.players + delta, g.min_players), g.max_players)
+        elif name == "turn_seconds":
+            self.turn_seconds = max(0, self.turn_seconds + 15 * delta)
+        elif name == "sit":
+            self.sit = not self.sit
+        else:
+            opt = self.option(name)
+            assert opt is not None
+            self.values[name] = _step_option(opt, self.value(name), delta)
+
+    def set_text(self, name: str, text: str) -> str | None:
+        """Set a row from typed text (unchecked: the server explains bad values).
+
+        Returns an error for a row that does not exist or text that is not a value.
+        """
+        if name not in self.rows():
+            return f"no field {name!r}; fields: {', '.join(self.rows())}"
+        lowered = text.strip().lower()
+        if name == "game":
+            for i, g in enumerate(self.games):
+                if g.game == lowered:
+                    self.select_game(i)
+                    return None
+            return f"no game {text!r}"
+        value: bool | int | str
+        if lowered in ("true", "yes", "on"):
+            value = True
+        elif lowered in ("false", "no", "off"):
+            value = False
+        else:
+            try:
+                value = int(lowered)
+            except ValueError:
+                value = text.strip()
+        if name in ("players", "turn_seconds"):
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"{name} is a number"
+            setattr(self, name, value)
+        elif name == "sit":
+            self.sit = bool(value)
+        else:
+            self.values[name] = value
+        self.row = self.rows().index(name)
+        return None
+
+    def options(self) -> dict[str, bool | int | str]:
+        """The options that differ from the defaults (what create_table sends)."""
+        return {k: v for k, v in self.values.items()
+                if (o := self.option(k)) is not None and o.default != v}
+
+
+def _step_option(opt: OptionInfo, value: bool | int | str, delta: int) -> bool | int | str:
+    if opt.type == "bool":
+        return not value
+    if opt.type == "enum" and opt.choices:
+        i = opt.choices.index(str(value)) if value in opt.choices else 0
+        return opt.choices[(i + delta) % len(opt.choices)]
+    if opt.values:
+        vals = list(opt.values)
+        i = vals.index(value) if value in vals else 0
+        return vals[(i + delta) % len(vals)]
+    if opt.type == "int_or_auto" and value == "auto":
+        return opt.low if delta > 0 and opt.low is not None else "auto"
+    if isinstance(value, int):
+        new = value + delta
+        if opt.type == "int_or_auto" and opt.low is not None and new < opt.low:
+            return "auto"
+        if opt.low is not None:
+            new = max(new, opt.low)
+        if opt.high is not None:
+            new = min(new, opt.high)
+        return new
+    return value
+
+
+# ---------------------------------------------------------------------- the model
+
+
+@dataclass
+class LogEntry:
+    kind: str  # event, chat, info, error
+    text: str
+
+
+@dataclass
+class ConsoleModel:
+    """The console's state on top of the session's game state (which it only reads)."""
+
+    source: GameSource
+    color: bool = True
+    screen: str = "lobby"  # lobby, table, form
+    table: int | None = None
+    lobby_row: int = 0
+    cursor: int = 0
+    selected: set[Card] = field(default_factory=set)
+    status: str = ""
+    status_error: bool = False
+    log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
+    banner: str | None = None
+    games: tuple[GameInfo, ...] = ()
+    bots: tuple[str, ...] = ()
+    form: CreateForm | None = None
+    show_help: bool = False
+    help_page: int = 0
+    show_scores: bool = False
+    #: table -> (seat to move, time.monotonic() deadline or None)
+    clocks: dict[int, tuple[int, float | None]] = field(default_factory=dict)
+    #: table -> the latest showdown (the view forgets it at the next deal; the screen not)
+    showdowns: dict[int, Showdown] = field(default_factory=dict)
+    finished: bool = False
+    on_change: Callable[[], None] = lambda: None
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def state(self) -> TableState | None:
+        return self.source.tables.get(self.table) if self.table is not None else None
+
+    @property
+    def view(self) -> SeatView | None:
+        state = self.state
+        return state.view if state is not None else None
+
+    @property
+    def info(self) -> TableInfo | None:
+        if self.table is None:
+            return None
+        state = self.state
+        if state is not None and state.info is not None:
+            return state.info
+        return self.source.lobby.get(self.table)
+
+    def lobby_tables(self) -> list[TableInfo]:
+        return [self.source.lobby[t] for t in sorted(self.source.lobby)]
+
+    def selected_lobby_table(self) -> TableInfo | None:
+        tables = self.lobby_tables()
+        if not tables:
+            return None
+        self.lobby_row = min(max(self.lobby_row, 0), len(tables) - 1)
+        return tables[self.lobby_row]
+
+    def hand(self) -> list[Card]:
+        view = self.view
+        return flat_hand(view) if view is not None else []
+
+    def cursor_card(self) -> Card | None:
+        hand = self.hand()
+        if not hand:
+            return None
+        self.cursor = min(max(self.cursor, 0), len(hand) - 1)
+        return hand[self.cursor]
+
+    def chosen_cards(self) -> list[Card]:
+        """The selected cards still in the hand, else the card under the cursor."""
+        hand = self.hand()
+        chosen = [c for c in hand if c in self.selected]
+        if chosen:
+            return chosen
+        card = self.cursor_card()
+        return [card] if card is not None else []
+
+    def defaults(self, game: str) -> dict[str, bool | int | str] | None:
+        for g in self.games:
+            if g.game == game:
+                return {o.name: o.default for o in g.options}
+        return None
+
+    def my_seat_tables(self) -> list[int]:
+        return sorted(t for t, s in self.source.tables.items() if s.view is not None
+                      or s.info is not None)
+
+    def clock_text(self, table: int) -> str | None:
+        """The turn clock of ``table`` as m:ss, when a timer runs."""
+        entry = self.clocks.get(table)
+        if entry is None or entry[1] is None:
+            return None
+        left = max(0, int(entry[1] - time.monotonic() + 0.999))
+        return f"{left // 60}:{left % 60:02d}"
+
+    # ------------------------------------------------------------------ changing
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        """Put a line in the status bar (and the log)."""
+        self.status, self.status_error = text, error
+        if not error:  # a refusal stays in the status line only: the log is the game's
+            self.log.append(LogEntry("info", text))
+        self.on_change()
+
+    def open_table(self, table: int) -> None:
+        self.table, self.screen = table, "table"
+        self.cursor, self.selected = 0, set()
+        self.show_scores = False
+        self.on_change()
+
+    def move_cursor(self, delta: int) -> None:
+        n = len(self.hand())
+        if n:
+            self.cursor = (self.cursor + delta) % n
+        self.on_change()
+
+    def toggle_selected(self) -> None:
+        card = self.cursor_card()
+        if card is not None:
+            self.selected ^= {card}
+        self.on_change()
+
+    def on_update(self, update: Update, seconds_left: float | None = None) -> None:
+        """Take one update of the session into the screen state.
+
+        ``seconds_left`` is the time left to act, for turn and your_turn updates (the
+        session counts in trio's clock; the screen counts in ``time.monotonic``).
+        """
+        kind, table = update.kind, update.table
+        deadline = time.monotonic() + seconds_left if seconds_left is not None else None
+        if kind == "connection":
+            if update.payload == "lost":
+                self.banner = "Connection lost: reconnecting…"
+            elif update.payload == "resumed":
+                self.banner = None
+                self.log.append(LogEntry("info", "reconnected"))
+            else:
+                self.banner = "Disconnected from the server (press Ctrl-Q to quit)"
+                self.finished = True
+        elif kind == "chat" and isinstance(update.payload, Chat):
+            msg = update.payload
+            where = "" if msg.table is None else f"#{msg.table} "
+            self.log.append(LogEntry("chat", f"{where}<{msg.name}> {msg.text}"))
+        elif kind == "event" and table is not None:
+            state = self.source.tables.get(table)
+            info = state.info if state is not None else None
+            me = state.seat if state is not None else None
+            event = update.payload
+            self.log.append(LogEntry("event", (f"#{table} " if table != self.table else "")
+                                     + event_line(event, info, me)))
+            if isinstance(event, (HandScored, GameOver)):
+                self.log.extend(LogEntry("event", "  " + n) for n in event.notes)
+                if table == self.table:
+                    self.show_scores = True
+            elif isinstance(event, Showdown):
+                self.showdowns[table] = event
+            elif isinstance(event, HandDealt) and table == self.table:
+                self.selected = set()
+            self.clocks.pop(table, None)
+        elif kind == "turn" and isinstance(update.payload, Turn) and table is not None:
+            self.clocks[table] = (update.payload.seat, deadline)
+        elif kind == "your_turn" and table is not None:
+            state = self.source.tables.get(table)
+            if state is not None and state.seat is not None:
+                self.clocks[table] = (state.seat, deadline)
+        elif kind == "snapshot" and table is not None and self.table is None:
+            state = self.source.tables.get(table)
+            if state is not None and state.seat is not None:
+                self.open_table(table)  # resumed into a seat: show it
+        elif kind == "table_removed" and table == self.table and table not in self.source.tables:
+            self.screen, self.table = "lobby", None
+        self.on_change()

@@ -1,0 +1,64 @@
+"""The console's pure view-model: hand grouping, score chart, the create form."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from rummyhall.client.console.model import (
+    CreateForm,
+    card_text,
+    flat_hand,
+    hand_order,
+    score_chart,
+    score_sheet,
+)
+from rummyhall.protocol import GameInfo, OptionInfo
+from rummyhall.rules import HandScored, SeatView, new_game, parse_cards, seat_view
+
+
+def gin_view(cards: str) -> SeatView:
+    view = seat_view(new_game("gin", {}, players=2), 0)
+    return dataclasses.replace(view, hand=parse_cards(cards))
+
+
+def test_the_hand_is_grouped_into_its_best_melds_then_the_deadwood() -> None:
+    view = gin_view("4h 5h 6h 7h 7s 7d 8c 9c Tc 3s")
+    groups = [[str(c) for c in g] for g in hand_order(view)]
+    assert groups[-1] == ["3s"]
+    assert sorted(map(sorted, groups[:-1])) == sorted(
+        [sorted(["8c", "9c", "Tc"]), sorted(["7d", "7h", "7s"]), sorted(["4h", "5h", "6h"])])
+    assert len(flat_hand(view)) == 10
+    assert card_text(parse_cards("Td")[0]) == "T♦"
+
+
+def test_the_score_sheet_and_chart() -> None:
+    view = gin_view("4h")
+    results = (HandScored(1, "knock", (0,), (20, 0), (20, 0), ("a",)),
+               HandScored(2, "gin", (1,), (0, 45), (20, 45), ("b",)))
+    view = dataclasses.replace(view, results=results, scores=(20, 45))
+    sheet = score_sheet(view, None)
+    assert sheet[1].split()[:3] == ["1", "knock", "+20"]
+    assert sheet[-1].split() == ["total", "20", "45"]
+    chart = score_chart(view, None)
+    assert chart[0].startswith("seat 0") and chart[0].endswith(" 20")
+    assert chart[1].endswith(" 45") and len(chart[1].split()[2]) == 2
+
+
+def test_the_form_steps_and_sets_values_unchecked() -> None:
+    knock = OptionInfo(name="knock_limit", type="int", default=10, meaning="m",
+                       allowed="an integer from 0 to 10", choices=(), low=0, high=10)
+    nxt = OptionInfo(name="next_dealer", type="enum", default="loser", meaning="m",
+                     allowed="loser, winner", choices=("loser", "winner"))
+    form = CreateForm((GameInfo(game="gin", title="Gin Rummy", min_players=2, max_players=2,
+                                options=(knock, nxt)),))
+    form.row = form.rows().index("knock_limit")
+    form.step(1)
+    assert form.value("knock_limit") == 10  # clamped by the arrows
+    form.step(-1)
+    assert form.options() == {"knock_limit": 9}
+    assert form.set_text("knock_limit", "99") is None  # the server explains
+    assert form.options() == {"knock_limit": 99}
+    form.row = form.rows().index("next_dealer")
+    form.step(1)
+    assert form.value("next_dealer") == "winner"
+    assert form.set_text("nope", "1") is not None

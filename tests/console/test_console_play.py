@@ -1,0 +1,211 @@
+"""The console driven by keystrokes against a real server on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from console_driver import Person, Scenario
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from rummyhall.client import ServerClosed
+from rummyhall.client.console import ConsoleHandle, ConsoleOptions, run_console
+
+LIMIT = 40.0
+
+
+def run(port: int, scenario: Scenario, *, name: str = "ada", token: str | None = None,
+        tokens: list[str] | None = None) -> None:
+    """Run the console against ``port`` with ``scenario`` pressing the keys."""
+    def remember(token: str) -> None:
+        if tokens is not None:
+            tokens.append(token)
+
+    options = ConsoleOptions("127.0.0.1", port, name, token=token, reconnect_seconds=10,
+                             on_token=remember)
+    with create_pipe_input() as pipe:
+        async def drive(handle: ConsoleHandle) -> None:
+            await scenario(Person(handle, pipe))
+
+        asyncio.run(asyncio.wait_for(run_console(options, input=pipe, output=DummyOutput(),
+                                                 driver=drive), LIMIT))
+
+
+async def new_table(p: Person, game: str, **options: object) -> None:
+    """Create a table with the form, sit, add a house bot and start."""
+    await p.wait(lambda: p.model.games, what="the games")
+    await p.press("n")
+    await p.wait(lambda: p.model.screen == "form")
+    await p.type_command(f"set game={game}")
+    for name, value in options.items():
+        await p.type_command(f"set {name}={value}")
+    await p.press("\r")
+    await p.wait(lambda: p.model.screen == "table" and p.model.info is not None
+                 and any(s.player == p.h.session.player_id for s in p.model.info.seats),
+                 what="seated at the new table")
+    await p.press("b")
+    await p.wait(lambda: p.model.info is not None
+                 and all(s.kind != "empty" for s in p.model.info.seats), what="a bot seated")
+    await p.press("g")
+    await p.wait(lambda: p.model.view is not None and p.model.view.hand_no >= 1,
+                 what="the deal")
+
+
+def test_a_hand_of_gin(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin", target_score=10)
+        assert "Gin Rummy" in p.screen()
+        await p.play_hand()
+        assert p.model.view is not None and p.model.view.results
+        await p.wait(lambda: p.model.show_scores)
+        text = p.screen()
+        assert p.model.view.results[0].notes[0] in text
+
+    run(server_port, scenario)
+
+
+def test_a_hand_of_basic_rummy(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, "basic", target_score=10)
+        assert "Basic Rummy" in p.screen()
+        await p.play_hand()
+        view = p.model.view
+        assert view is not None and view.results
+        assert view.results[0].notes[0] in p.screen()
+
+    run(server_port, scenario)
+
+
+def test_an_illegal_move_is_refused_with_the_reason_and_changes_nothing(
+        server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin")
+        state = p.state
+        await p.wait(lambda: state.my_turn and state.legal, what="our turn")
+        assert state.view is not None
+        before = (state.view.hand, state.view.discard_pile, state.move)
+        cursor = p.model.cursor
+        assert "[x]pass" in p.screen() and "[p]pile" in p.screen()  # the legal ones
+        await p.press("s")  # Gin's upcard offer: the stock may not be drawn yet
+        await p.wait(lambda: p.model.status_error, what="the refusal")
+        assert "not allowed in the upcard phase" in p.model.status
+        await p.wait(lambda: state.my_turn, what="a fresh your_turn")
+        assert (state.view.hand, state.view.discard_pile, state.move) == before
+        assert p.model.cursor == cursor and p.model.screen == "table"
+        await p.type_command("discard " + str(state.view.hand[0]))  # also refused
+        await p.wait(lambda: "discard is not allowed" in p.model.status, what="refusal 2")
+        await p.wait(lambda: state.my_turn, what="a fresh your_turn")
+        assert (state.view.hand, state.view.discard_pile, state.move) == before
+        await p.press("x")  # a legal pass clears the error and the game goes on
+        await p.wait(lambda: state.move != before[2], what="the pass")
+
+    run(server_port, scenario)
+
+
+def test_chat_at_the_table(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin")
+        await p.press("t")
+        await p.press("good luck, bot\r")
+        await p.wait(lambda: any(e.kind == "chat" and "<ada> good luck, bot" in e.text
+                                 for e in p.model.log), what="the chat line")
+        assert "<ada> good luck, bot" in p.screen()
+
+    run(server_port, scenario)
+
+
+def test_a_dropped_connection_shows_a_banner_and_resumes(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin")
+        state = p.state
+        await p.wait(lambda: state.my_turn and state.legal, what="our turn")
+        session = p.h.session
+        stream = session._stream
+        assert stream is not None
+        p.h.in_trio(stream.socket.close)  # the network drops
+        await p.wait(lambda: p.model.banner is not None, what="the banner")
+        assert "reconnecting" in (p.model.banner or "")
+        await p.wait(lambda: p.model.banner is None and session.connected, what="resumed")
+        assert p.model.table == state.table
+        await p.play_hand()  # and the hand goes on to its end
+        assert p.model.view is not None and p.model.view.results
+
+    run(server_port, scenario)
+
+
+@pytest.mark.parametrize("server_port", [{"house_delay": 0.3}], indirect=True)
+def test_a_restarted_client_sits_again_with_its_token(server_port: int) -> None:
+    """The client quit (bye: a house bot took the seat); started again, it sits again."""
+    tokens: list[str] = []
+    seen: dict[str, int] = {}
+
+    async def first(p: Person) -> None:
+        await new_table(p, "gin")
+        assert p.model.table is not None
+        seen["table"] = p.model.table
+
+    async def second(p: Person) -> None:
+        await p.wait(lambda: p.model.table == seen["table"] and p.model.view is not None,
+                     what="the table shown again")
+        assert p.model.screen == "table"
+        state = p.state
+        await p.wait(lambda: state.my_turn and state.legal, what="our seat back")
+        move = state.move
+        await p.do(state.legal[0])
+        await p.wait(lambda: state.move != move, what="our action")
+
+    run(server_port, first, tokens=tokens)
+    assert tokens
+    run(server_port, second, token=tokens[-1])
+
+
+def test_a_crashed_client_resumes_its_held_seat(server_port: int) -> None:
+    """The client died without a bye: the seat is held; the token brings it back."""
+    tokens: list[str] = []
+    seen: dict[str, int] = {}
+
+    async def first(p: Person) -> None:
+        await new_table(p, "gin")
+        state = p.state
+        await p.wait(lambda: state.my_turn, what="our turn")
+        seen["table"] = state.table
+        session = p.h.session
+
+        def crash() -> None:
+            session.closed_reason = ServerClosed("killed")  # no bye, no reconnect
+            assert session._stream is not None
+            session._stream.socket.close()
+
+        p.h.in_trio(crash)
+        await p.wait(lambda: p.model.finished, what="the end of the session")
+
+    async def second(p: Person) -> None:
+        await p.wait(lambda: p.model.table == seen["table"] and p.model.view is not None,
+                     what="the table shown again")
+        await p.play_hand()
+
+    run(server_port, first, tokens=tokens)
+    run(server_port, second, token=tokens[-1])
+
+
+def test_the_form_explains_a_bad_option_with_the_servers_message(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await p.wait(lambda: p.model.games, what="the games")
+        await p.press("n")
+        await p.wait(lambda: p.model.screen == "form")
+        await p.type_command("set game=gin knock_limit=99")
+        await p.wait(lambda: "default 10" in p.screen(), what="the default shown")
+        assert "99 *" in p.screen()
+        await p.press("\r")
+        await p.wait(lambda: p.model.status_error, what="the refusal")
+        assert "knock_limit" in p.model.status and "0 to 10" in p.model.status
+        assert p.model.screen == "form" and p.model.form is not None
+        assert p.model.form.value("knock_limit") == 99  # nothing else changed
+        await p.type_command("set knock_limit=7")
+        await p.press("\r")
+        await p.wait(lambda: p.model.screen == "table" and p.model.info is not None,
+                     what="the table")
+        assert p.model.info is not None and p.model.info.options["knock_limit"] == 7
+
+    run(server_port, scenario)

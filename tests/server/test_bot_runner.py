@@ -1,0 +1,82 @@
+"""The bot API over the network: run_bot and `rummyhall bot`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from rummyhall.client import Bot, run_bot
+from rummyhall.rules import Discard, SeatAction, SeatView, best_discard, meld_rules_for
+from rummyhall.server import Hall
+
+EXAMPLE = '''
+from rummyhall.client import Bot
+
+
+class FirstLegal(Bot):
+    name = "first"
+
+    def choose(self, view, legal):
+        return legal[0]
+'''
+
+
+class Greedy(Bot):
+    """The example bot of docs/bots.md, in essence."""
+
+    name = "greedy"
+
+    def __init__(self) -> None:
+        self.events = 0
+
+    def choose(self, view: SeatView, legal: Sequence[SeatAction]) -> SeatAction:
+        knocks = [a for a in legal if a.kind in ("knock", "go_out")]
+        if knocks:
+            return knocks[0]
+        discards = [a for a in legal if isinstance(a, Discard)]
+        if discards:
+            rules = meld_rules_for(view.game, dict(view.options), round=max(view.round, 1))
+            card, _ = best_discard(view.hand, rules, forbidden=view.taken)
+            return next(a for a in discards if a.card == card)
+        return legal[0]
+
+    def on_event(self, table: int, event: object, view: SeatView | None) -> None:
+        self.events += 1
+
+
+async def test_run_bot_creates_a_table_and_plays_games_back_to_back(hall: Hall) -> None:
+    assert hall.port
+    bot = Greedy()
+    results = await run_bot(bot, "127.0.0.1", hall.port, game="gin",
+                            options={"target_score": 25}, games=2)
+    assert len(results) == 2 and all(r.seat == 0 for r in results)
+    assert all(max(r.scores) >= 25 and r.winners for r in results)
+    assert bot.events > 10
+
+
+async def test_rummyhall_bot_command_with_a_bot_file(hall: Hall, tmp_path: Path) -> None:
+    assert hall.port
+    path = tmp_path / "first.py"
+    path.write_text(EXAMPLE)
+    command = [sys.executable, "-m", "rummyhall", "bot", "--server", f"127.0.0.1:{hall.port}",
+               "--bot", f"{path}:FirstLegal", "--game", "three_thirteen", "--players", "3",
+               "--games", "1"]
+    result = await trio.run_process(command, capture_stdout=True, capture_stderr=True)
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()
+    assert "game 1 at table" in out and "first:" in out
+
+
+async def test_the_network_bot_of_docs_bots_md_plays_as_written(hall: Hall) -> None:
+    assert hall.port
+    text = (Path(__file__).resolve().parents[2] / "docs" / "bots.md").read_text()
+    code = '"""greedy.py' + text.split('"""greedy.py')[1].split("```")[0]
+    namespace: dict[str, object] = {"__name__": "greedy"}
+    exec(compile(code, "greedy.py", "exec"), namespace)
+    greedy = namespace["Greedy"]
+    assert isinstance(greedy, type) and issubclass(greedy, Bot)
+    results = await run_bot(greedy(), "127.0.0.1", hall.port, options={"target_score": 20})
+    assert len(results) == 1 and results[0].winners
