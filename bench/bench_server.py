@@ -43,6 +43,12 @@ def free_port() -> int:
         return port
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -350,7 +356,11 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
               f"per connection")
         play = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
                       str(args.seconds), "--tag", f"q{i}") for i in range(args.procs)]
-        peak, peak_frames = summary("server, full speed", collect(play))
+        cpu_before = cpu_seconds(server.pid)
+        results = collect(play)
+        server_cpu = cpu_seconds(server.pid) - cpu_before
+        peak, peak_frames = summary("server, full speed", results)
+        done = sum(int(r["actions"]) for r in results)  # type: ignore[call-overload]
         half = peak / 2 / (per * args.procs)  # per table: one seat acts at a time
         paced = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
                        str(args.seconds), "--rate", f"{half:.3f}", "--tag", f"r{i}")
@@ -371,7 +381,11 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
     try:
         clients = [spawn("client", "echo", str(echo_port), "--tables", str(per),
                          "--seconds", str(args.seconds)) for _ in range(args.procs)]
-        floor, floor_frames = summary("bare trio msgpack echo", collect(clients))
+        cpu_before = cpu_seconds(echo.pid)
+        echo_results = collect(clients)
+        echo_cpu = cpu_seconds(echo.pid) - cpu_before
+        floor, floor_frames = summary("bare trio msgpack echo", echo_results)
+        echoed = sum(int(r["actions"]) for r in echo_results)  # type: ignore[call-overload]
     finally:
         echo.terminate()
         echo.wait(timeout=30)
@@ -379,6 +393,11 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
         print(f"  server / echo: {peak / floor:.2f} in requests, "
               f"{peak_frames / floor_frames:.2f} in frames (each action is answered with "
               f"its ok, its events and the next prompts to both seats)")
+    if done and echoed:
+        per_action, per_echo = server_cpu / done * 1e6, echo_cpu / echoed * 1e6
+        print(f"  server CPU per action {per_action:.0f} us (one core: "
+              f"{1e6 / per_action:,.0f} actions/s); echo CPU per round trip {per_echo:.0f} us "
+              f"(one core: {1e6 / per_echo:,.0f}/s); ratio {per_echo / per_action:.2f}")
 
 
 if __name__ == "__main__":

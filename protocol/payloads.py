@@ -240,14 +240,30 @@ def to_wire(value: object) -> object:
     raise TypeError(f"no wire form for {type(value).__name__}")
 
 
+_FIELD_NAMES: dict[tuple[type, tuple[str, ...]], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type, skip: tuple[str, ...]) -> tuple[str, ...]:
+    """A dataclass's field names but ``skip`` (looked up once per class: the hot path)."""
+    names = _FIELD_NAMES.get((cls, skip))
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in skip)
+        _FIELD_NAMES[cls, skip] = names
+    return names
+
+
 def _dataclass_to_wire(obj: Any, skip: tuple[str, ...] = ()) -> Wire:
     d: Wire = {}
     kind = getattr(obj, "kind", None)
     if isinstance(kind, str):
         d["kind"] = kind
-    for f in dataclasses.fields(obj):
-        if f.name not in skip:
-            d[f.name] = to_wire(getattr(obj, f.name))
+    for name in _field_names(type(obj), skip):
+        value = getattr(obj, name)
+        kind_of = type(value)
+        if kind_of is int or kind_of is str or kind_of is bool or value is None:
+            d[name] = value  # the common scalars, without a call
+        else:
+            d[name] = to_wire(value)
     return d
 
 

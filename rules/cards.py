@@ -107,11 +107,25 @@ class Card(int):
         return int(self) & 15 == JOKER_RANK
 
     def __str__(self) -> str:
-        base = JOKER_TEXT if self.is_joker else RANK_CHARS[self.rank] + SUITS[self.suit]
-        return base if self.copy == 0 else f"{base}#{self.copy}"
+        return _TEXT[self]
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
+
+
+def _text(code: int) -> str:
+    rank, suit, copy = code & 15, (code >> 4) & 3, code >> 6
+    if rank == JOKER_RANK:
+        base = JOKER_TEXT
+    elif rank <= 13:
+        base = RANK_CHARS[rank] + SUITS[suit]
+    else:
+        return f"?{code}"  # not a card: only reachable through Card(int) misuse
+    return base if copy == 0 else f"{base}#{copy}"
+
+
+# The printed form of every code, computed once: cards are printed on every message.
+_TEXT: Final = tuple(_text(code) for code in range(MAX_COPIES * 64))
 
 
 def parse_cards(text: str | Iterable[str], *, distinct: bool = True) -> tuple[Card, ...]:

@@ -77,6 +77,8 @@ def seat_fragments(model: ConsoleModel, table: int) -> Fragments:
         else:
             out.append(("class:me" if s.player == model.source.player_id else "",
                         s.name or "?"))
+            if s.rating is not None:
+                out.append(("class:dim", f" [{s.rating}]"))
             if not s.connected:
                 out.append(("class:warn", " (away)"))
             elif s.bot:
@@ -334,6 +336,8 @@ def waiting_text(model: ConsoleModel) -> Fragments:
             who = [("", f"house bot ({s.bot or 'simple'})")]
         else:
             who = [("class:me" if s.player == model.source.player_id else "", s.name or "?")]
+        if s.rating is not None:
+            who.append(("class:dim", f"  rating {s.rating}"))
         out.append(("", f"  seat {s.seat}: "))
         out.extend(who)
         out.append(("", "\n"))

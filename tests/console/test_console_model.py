@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 
+from rummyhall.client.console.layout import seat_fragments
 from rummyhall.client.console.model import (
+    ConsoleModel,
     CreateForm,
     card_text,
     flat_hand,
@@ -12,7 +15,7 @@ from rummyhall.client.console.model import (
     score_chart,
     score_sheet,
 )
-from rummyhall.protocol import GameInfo, OptionInfo
+from rummyhall.protocol import GameInfo, OptionInfo, SeatInfo, TableInfo
 from rummyhall.rules import HandScored, SeatView, new_game, parse_cards, seat_view
 
 
@@ -62,3 +65,17 @@ def test_the_form_steps_and_sets_values_unchecked() -> None:
     form.step(1)
     assert form.value("next_dealer") == "winner"
     assert form.set_text("nope", "1") is not None
+
+
+def test_the_lobby_shows_ratings() -> None:
+    seats = (SeatInfo(seat=0, kind="person", player=7, name="ada", connected=True, bot=None,
+                      rating=31),
+             SeatInfo(seat=1, kind="house", player=None, name="strong bot", connected=True,
+                      bot="strong"))
+    info = TableInfo(table=1, game="gin", options={}, seats=seats, state="waiting",
+                     spectators=0, creator=7, creator_name="ada", turn_seconds=0,
+                     grace_seconds=120)
+    source = SimpleNamespace(name="ada", player_id=7, server_name="hall", connected=True,
+                             tables={}, lobby={1: info})
+    text = "".join(part[1] for part in seat_fragments(ConsoleModel(source), 1))
+    assert "ada [31]" in text and "strong bot" in text
