@@ -30,6 +30,8 @@ from rummyhall.bots.arena import (
 )
 from rummyhall.rules import GAMES, new_game
 
+from .arena_net import parse_server, run_over_server
+
 #: The columns of ``--csv`` (and of each entry of the JSON file's ``"strategies"``).
 CSV_COLUMNS = ("strategy", "games", "wins", "win_rate", "win_rate_low", "win_rate_high",
                "hands", "points_per_hand", "points_low", "points_high", "errors")
@@ -300,6 +302,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE",
                         help="write the table and every game as JSON")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    parser.add_argument("--server", type=parse_server, metavar="HOST:PORT",
+                        help="play every game over this server, each seat a network bot "
+                             "client (the server's shuffles: duplicate deals only when it "
+                             "runs with --seed)")
 
 
 def _positive(text: str) -> int:
@@ -327,7 +333,11 @@ def run(args: argparse.Namespace,
 
     started = time.perf_counter()
     try:
-        run_arena(config, done)
+        if args.server:
+            host, port = args.server
+            run_over_server(config, host, port, done)
+        else:
+            run_arena(config, done)
     except KeyboardInterrupt:
         progress.close()
         print(f"interrupted: the figures cover the {len(outcomes)} games played",

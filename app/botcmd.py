@@ -14,16 +14,7 @@ from rummyhall.protocol import DEFAULT_PORT
 from rummyhall.rules import GAMES
 
 from .arena import ArenaUsageError, load_strategy_class
-
-
-def parse_server(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` or ``HOST`` (the default port)."""
-    host, sep, port = text.rpartition(":")
-    if not sep:
-        return text, DEFAULT_PORT
-    if not port.isdigit() or not 0 < int(port) < 65_536:
-        raise argparse.ArgumentTypeError(f"bad port in {text!r}")
-    return host or "127.0.0.1", int(port)
+from .arena_net import parse_server
 
 
 def make_bot(args: argparse.Namespace) -> Bot:

@@ -80,3 +80,16 @@ async def test_the_network_bot_of_docs_bots_md_plays_as_written(hall: Hall) -> N
     assert isinstance(greedy, type) and issubclass(greedy, Bot)
     results = await run_bot(greedy(), "127.0.0.1", hall.port, options={"target_score": 20})
     assert len(results) == 1 and results[0].winners
+
+
+async def test_the_arena_over_a_real_server(hall: Hall, tmp_path: Path) -> None:
+    assert hall.port
+    out = tmp_path / "arena.json"
+    command = [sys.executable, "-m", "rummyhall", "arena", "--server",
+               f"127.0.0.1:{hall.port}", "--game", "gin", "--games", "4", "--bots",
+               "strong,random", "-o", "target_score=20", "--quiet", "--json", str(out)]
+    result = await trio.run_process(command, capture_stdout=True, capture_stderr=True,
+                                    check=False)
+    assert result.returncode == 0, result.stderr.decode()
+    text = result.stdout.decode()
+    assert "strong" in text and "random" in text and "4 games" in text
