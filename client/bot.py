@@ -18,7 +18,7 @@ from rummyhall.bots import Strategy
 from rummyhall.protocol import DEFAULT_PORT
 from rummyhall.rules import GAMES, Event, SeatAction, SeatView
 
-from .session import RequestRefused, Session, open_session
+from .session import RequestRefused, ServerClosed, Session, open_session
 
 log = logging.getLogger("rummyhall.bot")
 
@@ -101,8 +101,11 @@ async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = 
                 except RequestRefused as exc:
                     if exc.code != "stale_action":  # overtaken by a timeout: go on
                         log.warning("table %s: %s refused: %s", table, action, exc.message)
+                        answered = None  # the fresh your_turn that follows gets an answer
                 continue
         update = await session.next_update()
+        if update.kind == "connection" and update.payload == "closed":
+            raise session.closed_reason or ServerClosed("the connection is closed")
         if update.kind == "event" and update.table == table:
             bot.on_event(table, update.payload, view)
     raise RuntimeError("the bot stopped after too many updates")

@@ -373,7 +373,7 @@ class Session:
     async def _resync_quietly(self, table: int) -> None:
         try:
             await self.resync(table)
-        except ClientError as exc:
+        except (ClientError, trio.TooSlowError) as exc:
             log.info("resync of table %s failed: %s", table, exc)
 
     # ------------------------------------------------------------------ outgoing

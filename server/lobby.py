@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("rummyhall.lobby")
 
+REPLY_WAIT = 30.0  # seconds a session waits for a table to handle its request, at most
 UPDATE_CHUNK = 32  # clients told of lobby changes between two turns of the tables
 
 
@@ -128,9 +129,16 @@ class Lobby:
             if table is None:
                 self._reply(player, getattr(message, "id", None),
                             TableError("no_such_table", f"there is no table {table_id}"))
-            elif not await self._to_table(table, Command(player, message)):
-                self._reply(player, getattr(message, "id", None),
-                            TableError("no_such_table", f"table {table_id} was removed"))
+            else:
+                # the session waits for the table, so replies come in the order of requests
+                command = Command(player, message, trio.Event())
+                if not await self._to_table(table, command):
+                    self._reply(player, getattr(message, "id", None),
+                                TableError("no_such_table", f"table {table_id} was removed"))
+                    return
+                assert command.done is not None
+                with trio.move_on_after(REPLY_WAIT):
+                    await command.done.wait()
         else:
             log.warning("no handler for %r", message)
 
@@ -235,7 +243,8 @@ class Lobby:
             self._dirty[table.id] = table
         self._dirty_event.set()
         if self.on_table_changed is not None:
-            self.on_table_changed(table, removed)
+            # a table that failed stays in the journal: a restart brings it back
+            self.on_table_changed(table, removed and not table.failed)
 
     def restore_table(self, table_id: int, game: str, options: GameOptions, players: int,
                       creator: Player, *, turn_seconds: int, grace_seconds: int, seeded: bool,
@@ -258,11 +267,16 @@ class Lobby:
         return table
 
     def _removable(self, table: Table) -> bool:
-        """A table nobody sits at, once finished or while waiting with its creator gone."""
-        if any(s.player is not None for s in table.seats) or table.spectators:
+        """A closed table; a finished one that nobody is at any more; a waiting one nobody
+        sits at whose creator is gone."""
+        if table.closed:
+            return True
+        if table.spectators:
             return False
-        return table.state == "finished" or (table.state == "waiting"
-                                             and not table.creator.connected)
+        if table.state == "finished":
+            return not any(s.present for s in table.seats)
+        return table.state == "waiting" and not table.creator.connected and not any(
+            s.player is not None for s in table.seats)
 
     async def shutdown(self) -> None:
         for table in list(self.tables.values()):

@@ -66,6 +66,7 @@ class ServerSession:
         self._cancel: trio.CancelScope | None = None  # the whole session (a slow reader)
         self._reading = trio.CancelScope()  # the reader only: a polite close
         self._closing: ErrorMessage | None = None
+        self._outbox: Outbox | None = None
 
     @property
     def limits(self) -> Limits:
@@ -105,7 +106,7 @@ class ServerSession:
         await self._send_now(welcome)
         async with trio.open_nursery() as nursery:
             self._cancel = nursery.cancel_scope
-            outbox = player.outbox = Outbox(s.send_queue, self._overflow)
+            outbox = player.outbox = self._outbox = Outbox(s.send_queue, self._overflow)
             written = trio.Event()
             nursery.start_soon(self._writer, outbox, written)
             await self.hall.lobby.connected(player)
@@ -210,9 +211,14 @@ class ServerSession:
     async def _write(self, messages: list[Outgoing], timeout: float) -> None:
         chunks = []
         for message in messages:
-            if self.conn.state is not State.READY and (
-                    isinstance(message, Prepared) or self.conn.state is State.CLOSED):
+            state = self.conn.state
+            if state is State.CLOSED:
                 break  # the conversation is over (bye, or a fatal error went out)
+            if state is State.ERROR and not (isinstance(message, ErrorMessage)
+                                             and message.fatal):
+                continue  # after a fatal error from the peer only our closing error goes
+            if isinstance(message, Prepared) and state is not State.READY:
+                continue
             if isinstance(message, Prepared):
                 chunks.append(message.data)
                 continue
@@ -244,8 +250,8 @@ class ServerSession:
 
     async def _finish(self) -> None:
         player = self.player
-        if player is not None and player.outbox is not None:
-            player.outbox.close()
+        if self._outbox is not None:
+            self._outbox.close()  # only our own: a newer session may own player.outbox now
         with trio.CancelScope(shield=True):
             if self._closing is not None and self._closing.code != "slow_consumer":
                 with trio.move_on_after(1):

@@ -114,6 +114,7 @@ class Command:
 
     player: Player | None
     message: Message | str  # a protocol message, or "connected" / "disconnected"
+    done: trio.Event | None = None  # set once handled (the session waits: replies in order)
 
 
 class Seat:
@@ -185,6 +186,7 @@ class Table:
         self.bot_due = math.inf  # a house bot plays then
         self.pause_until = math.inf  # the next deal waits until then
         self.closed = False
+        self.failed = False  # closed by a bug (its journal is kept for a restart)
         #: Called with each action before its events go out (the journal, issue 5).
         self.before_broadcast: Callable[[Table, Action], Awaitable[None]] | None = None
         self.first_dealer = 0  # of the current game (its journal replays from it)
@@ -238,13 +240,39 @@ class Table:
             pass
         except Exception:
             log.exception("table %s failed and is closed", self.id)
-            self.closed = True
+            self.failed = True
+        finally:
+            self.close()
+            self._refuse_queued()
+            if self.failed:
+                self._changed()  # the lobby takes a failed table off its list
+
+    def _refuse_queued(self) -> None:
+        """Answer every request still queued at a closed table (each gets one reply)."""
+        while True:
+            try:
+                command = self._receive.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                return
+            if command.player is not None and not isinstance(command.message, str):
+                command.player.send(ErrorMessage(
+                    code="no_such_table", message=f"table {self.id} was closed", fatal=False,
+                    id=getattr(command.message, "id", None)))
+            if command.done is not None:
+                command.done.set()
 
     def close(self) -> None:
         self.closed = True
         self.inbox.close()
 
     async def _handle(self, command: Command) -> None:
+        try:
+            await self._handle_command(command)
+        finally:
+            if command.done is not None:
+                command.done.set()
+
+    async def _handle_command(self, command: Command) -> None:
         player, message = command.player, command.message
         if isinstance(message, str):
             if player is not None:
@@ -272,7 +300,7 @@ class Table:
 
     # ------------------------------------------------------------------ lobby requests
 
-    async def _join(self, player: Player, msg: Join) -> Ok:
+    async def _join(self, player: Player, msg: Join) -> None:
         if player.kind == "spectator":
             raise TableError("spectator_only", "a spectator connection may not sit")
         mine = self.seat_of(player)
@@ -297,18 +325,19 @@ class Table:
         self.spectators.discard(player)
         player.tables.add(self.id)
         self._changed()
+        player.send(Ok(id=msg.id, table=self.id, seat=seat.index))
         self._send_snapshot(player, seat.index)
-        return Ok(id=msg.id, table=self.id, seat=seat.index)
+        return None
 
-    def _come_back(self, player: Player, seat: Seat, msg: Join) -> Ok:
+    def _come_back(self, player: Player, seat: Seat, msg: Join) -> None:
         """A player who left during the game takes its seat back."""
         seat.left, seat.stand_in, seat.absent_since = False, None, None
         self.spectators.discard(player)
         player.tables.add(self.id)
         self._changed()
+        player.send(Ok(id=msg.id, table=self.id, seat=seat.index))
         self._send_snapshot(player, seat.index)
         self._reschedule(seat)
-        return Ok(id=msg.id, table=self.id, seat=seat.index)
 
     async def _leave(self, player: Player, msg: Leave) -> Ok:
         seat = self.seat_of(player)
@@ -326,13 +355,13 @@ class Table:
         self._changed()
         return Ok(id=msg.id, table=self.id)
 
-    async def _watch(self, player: Player, msg: Watch) -> Ok:
+    async def _watch(self, player: Player, msg: Watch) -> None:
         if self.seat_of(player) is None:
             self.spectators.add(player)
             player.tables.add(self.id)
             self._changed()
+        player.send(Ok(id=msg.id, table=self.id))
         self._send_snapshot(player, None)
-        return Ok(id=msg.id, table=self.id)
 
     def _creator_only(self, player: Player, what: str) -> None:
         if player is not self.creator:
@@ -363,7 +392,7 @@ class Table:
         self._changed()
         return Ok(id=msg.id, table=self.id, seat=msg.seat)
 
-    async def _start(self, player: Player, msg: Start) -> Ok:
+    async def _start(self, player: Player, msg: Start) -> None:
         self._creator_only(player, "start the game")
         if any(s.empty for s in self.seats):
             raise TableError("seats_empty", "every seat must be filled: join or add house bots")
@@ -373,19 +402,26 @@ class Table:
         self.journal = []
         self.state = "playing"
         self.pause_until = math.inf
+        now = trio.current_time()
+        for seat in self.seats:  # players away at the start: a stand-in, or their grace
+            if seat.player is not None and not seat.present and seat.stand_in is None:
+                if seat.left:
+                    seat.stand_in = self._stand_in()
+                else:
+                    seat.absent_since = now
         self._changed()
-        for p, seat in self.audience():
-            self._send_snapshot(p, seat)
+        player.send(Ok(id=msg.id, table=self.id))
+        for p, index in self.audience():
+            self._send_snapshot(p, index)
         await self._advance()
-        return Ok(id=msg.id, table=self.id)
 
-    async def _resync(self, player: Player, msg: Resync) -> Ok:
+    async def _resync(self, player: Player, msg: Resync) -> None:
         seat = self.seat_of(player)
         if seat is None and player not in self.spectators:
             raise TableError("not_watching", "you neither sit nor watch at this table")
+        player.send(Ok(id=msg.id, table=self.id))
         self._send_snapshot(player, seat.index if seat else None)
         self._prompt_again(player)
-        return Ok(id=msg.id, table=self.id)
 
     # ------------------------------------------------------------------ play
 
@@ -531,10 +567,14 @@ class Table:
     def _presence(self, player: Player, connected: bool) -> None:
         seat = self.seat_of(player)
         if seat is None or seat.left:
+            # a spectator stays one across a drop: it gets a fresh snapshot when back
             if not connected and player in self.spectators:
                 self.spectators.discard(player)
-                player.tables.discard(self.id)
                 self._changed()
+            elif connected and seat is None and self.id in player.tables:
+                self.spectators.add(player)
+                self._changed()
+                self._send_snapshot(player, None)
             return
         if connected:
             seat.absent_since = None

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
 import trio
+from fast_settings import FAST
 
 from rummyhall.server import Hall, Settings
-
-FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
-                messages_per_second=10_000, burst=10_000,
-                seed=12345, log_level="warning", data=":memory:")
 
 
 @pytest.fixture
@@ -27,7 +23,3 @@ async def hall(settings: Settings) -> AsyncIterator[Hall]:
         await nursery.start(server.serve)
         yield server
         nursery.cancel_scope.cancel()
-
-
-def with_settings(**changes: object) -> Settings:
-    return dataclasses.replace(FAST, **changes)  # type: ignore[arg-type]

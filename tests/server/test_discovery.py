@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from conftest import with_settings
+from fast_settings import with_settings
 
 from rummyhall.client.discovery import discover
 from rummyhall.protocol.beacon import Beacon, decode_beacon, encode_beacon

@@ -9,12 +9,12 @@ import msgpack
 import pytest
 import trio
 import trio.testing
-from conftest import with_settings
+from fast_settings import with_settings
 from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import ServerClosed, open_session
-from rummyhall.protocol import Error, Hello, Ping, Pong, Welcome
+from rummyhall.protocol import CreateTable, Error, Hello, Ok, Ping, Pong, Watch, Welcome
 from rummyhall.server import Hall, Settings
 
 
@@ -149,7 +149,30 @@ async def test_names_are_unique_and_a_token_replaces_the_old_session(hall: Hall)
         assert welcome.session.player == ada.player_id
         await wait_for(lambda: ada.closed_reason is not None, timeout=5)
         assert ada.closed_reason is not None and ada.closed_reason.code == "session_replaced"
+        # the new connection is the player's now, and it works
+        await raw.send(Ping(id=1))
+        assert isinstance(await raw.receive(), Pong)
+        assert any(p.id == ada.player_id for p in hall.lobby.players.connected())
         await raw.aclose()
+
+
+async def test_replies_come_in_the_order_of_the_requests(hall: Hall) -> None:
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("ada")
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    created = await raw.receive()
+    assert isinstance(created, Ok) and created.table is not None
+    table = created.table
+    # a table request and a lobby request sent together: the replies keep their order
+    await raw.send_bytes(raw.conn.send(Watch(table=table, id=2)) + raw.conn.send(Ping(id=3)))
+    replies: list[object] = []
+    while len(replies) < 2:
+        message = await raw.receive()
+        if isinstance(message, (Ok, Pong)):
+            replies.append(message.id)
+    assert replies == [2, 3]
+    await raw.aclose()
 
 
 @pytest.mark.parametrize("settings", [with_settings(handshake_seconds=3, idle_seconds=20)])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import trio
 import trio.testing
-from conftest import with_settings
+from fast_settings import with_settings
 from players import play_seat, wait_for
 
 from rummyhall.bots import SimpleBot

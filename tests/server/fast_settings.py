@@ -1,0 +1,15 @@
+"""Server settings for tests: fast house bots, no pauses, no beacon, an in-memory journal."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from rummyhall.server import Settings
+
+FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
+                messages_per_second=10_000, burst=10_000,
+                seed=12345, log_level="warning", data=":memory:")
+
+
+def with_settings(**changes: object) -> Settings:
+    return dataclasses.replace(FAST, **changes)  # type: ignore[arg-type]
