@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from rummyhall.server import ConfigError, Settings
 from rummyhall.server.store import Store, StoreError, data_path
@@ -25,6 +26,20 @@ def open_store(args: argparse.Namespace, command: str) -> Store | None:
     except (ConfigError, StoreError) as exc:
         print(f"rummyhall {command}: {exc}", file=sys.stderr)
         return None
+
+
+def load_record(args: argparse.Namespace, command: str) -> dict[str, Any] | None:
+    """The export record of game ``args.game``, or None after an error message on stderr."""
+    store = open_store(args, command)
+    if store is None:
+        return None
+    try:
+        record = store.record(args.game)
+    finally:
+        store.close()
+    if record is None:
+        print(f"rummyhall {command}: no game number {args.game}", file=sys.stderr)
+    return record
 
 
 def describe(args: argparse.Namespace) -> str:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from .datafile import add_data_flag, open_store
+from .datafile import add_data_flag, load_record
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,15 +21,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = open_store(args, "export")
-    if store is None:
-        return 1
-    try:
-        record = store.record(args.game)
-    finally:
-        store.close()
+    record = load_record(args, "export")
     if record is None:
-        print(f"rummyhall export: no game number {args.game}", file=sys.stderr)
         return 1
     text = json.dumps(record, indent=1)
     if args.output:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +21,7 @@ from rummyhall.rules import (
 )
 from rummyhall.server.journal import action_from_json
 
-from .datafile import add_data_flag, open_store
+from .datafile import add_data_flag, load_record
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,15 +37,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    store = open_store(args, "replay")
-    if store is None:
-        return 1
-    try:
-        record = store.record(args.game)
-    finally:
-        store.close()
+    record = load_record(args, "replay")
     if record is None:
-        print(f"rummyhall replay: no game number {args.game}", file=sys.stderr)
         return 1
     pause = None if args.no_pause else _wait
     return replay_record(record, pause)
