@@ -24,7 +24,7 @@ from rummyhall.rules import (
     SeatView,
     deadwood_points,
     discard_deadwoods,
-    meld_rules_for,
+    view_meld_rules,
 )
 
 
@@ -34,20 +34,9 @@ class SimpleBot:
     name = "simple"
     needs_view = True
 
-    def __init__(self) -> None:
-        self._rules: dict[tuple[str, int, tuple[tuple[str, object], ...]], MeldRules] = {}
-
-    def meld_rules(self, view: SeatView) -> MeldRules:
-        key = (view.game, view.round, tuple(sorted(view.options.items())))
-        rules = self._rules.get(key)
-        if rules is None:
-            rules = meld_rules_for(view.game, dict(view.options), round=max(view.round, 1))
-            self._rules[key] = rules
-        return rules
-
     def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
         assert view is not None
-        rules = self.meld_rules(view)
+        rules = view_meld_rules(view)
         for kind in (DeclareRummy, Meld, LayOff):
             options = [a for a in legal if isinstance(a, kind)]
             if options:

@@ -63,7 +63,7 @@ from rummyhall.rules import (
     can_lay_off,
     deadwood_points,
     discard_deadwoods,
-    meld_rules_for,
+    view_meld_rules,
 )
 
 from .evaluation import HandEvaluator
@@ -134,15 +134,6 @@ class StrongBot:
     def __init__(self, params: StrongParams | None = None) -> None:
         self.params = params or StrongParams()
         self.tracker = Tracker()
-        self._rules: dict[tuple[str, int, tuple[tuple[str, object], ...]], MeldRules] = {}
-
-    def meld_rules(self, view: SeatView) -> MeldRules:
-        key = (view.game, view.round, tuple(sorted(view.options.items())))
-        rules = self._rules.get(key)
-        if rules is None:
-            rules = meld_rules_for(view.game, dict(view.options), round=max(view.round, 1))
-            self._rules[key] = rules
-        return rules
 
     def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
         if view is None:
@@ -162,7 +153,7 @@ class _Turn:
         self.legal = legal
         self.mem = mem
         self.params = bot.params
-        self.rules = bot.meld_rules(view)
+        self.rules = view_meld_rules(view)
         self.game = view.game
         self.eval = HandEvaluator(self.rules, unseen_faces(view, mem), mem.potentials)
         self.beta = self._beta()

@@ -72,25 +72,16 @@ from .solver import (
     discard_deadwoods,
     knocker_arrangement,
 )
-from .variants import GAMES, BasicRummy, ChicagoRummy, GinRummy, ThreeThirteen, new_game
-from .views import SeatView, event_for, seat_view, visible_cards
-
-
-def meld_rules_for(game: str, options: GameOptions | dict[str, object] | None = None,
-                   *, round: int = 1) -> MeldRules:
-    """The card rules of ``game`` under ``options`` (for Three Thirteen, of ``round``).
-
-    >>> meld_rules_for("chicago").wild_rank
-    2
-    >>> meld_rules_for("three_thirteen", round=11).wild_rank
-    13
-    """
-    players = 3 if game == "three_thirteen" else 2
-    state = new_game(game, options, players=players)
-    if isinstance(state, ThreeThirteen):
-        state.round = round
-    return state.hand_meld_rules()
-
+from .variants import (
+    GAMES,
+    BasicRummy,
+    ChicagoRummy,
+    GinRummy,
+    ThreeThirteen,
+    meld_rules_for,
+    new_game,
+)
+from .views import SeatView, event_for, seat_view, view_meld_rules, visible_cards
 
 __all__ = [
     "ACTION_KINDS", "GAMES", "PHASE_ACTIONS", "Action", "Arrangement", "BadShuffle",
@@ -105,5 +96,5 @@ __all__ = [
     "best_layoffs", "can_lay_off", "deadwood_points", "discard_deadwoods", "event_for",
     "format_cards", "knocker_arrangement", "make_deck", "meld_kind", "meld_rules_for",
     "new_game", "option_specs", "options_to_dict", "order_meld", "parse_cards", "parse_options",
-    "seat_view", "sort_key", "visible_cards",
+    "seat_view", "sort_key", "view_meld_rules", "visible_cards",
 ]

@@ -771,3 +771,18 @@ def new_game(game: str, options: GameOptions | dict[str, object] | None = None, 
                               f"{players} players (need {needed}); use more decks or 'auto'")
     return game_obj
 
+
+def meld_rules_for(game: str, options: GameOptions | dict[str, object] | None = None,
+                   *, round: int = 1) -> MeldRules:
+    """The card rules of ``game`` under ``options`` (for Three Thirteen, of ``round``).
+
+    >>> meld_rules_for("chicago").wild_rank
+    2
+    >>> meld_rules_for("three_thirteen", round=11).wild_rank
+    13
+    """
+    players = 3 if game == "three_thirteen" else 2
+    state = new_game(game, options, players=players)
+    if isinstance(state, ThreeThirteen):
+        state.round = round
+    return state.hand_meld_rules()

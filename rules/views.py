@@ -10,13 +10,16 @@ from these two functions.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .cards import Card, sort_key
 from .events import Drew, Event, HandDealt, HandScored, Showdown
 from .game import Game
+from .melds import MeldRules
 from .options import options_to_dict
+from .variants import meld_rules_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,20 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         results=tuple(game.results),
         winners=game.winners,
     )
+
+
+@functools.lru_cache(maxsize=128)
+def _meld_rules(game: str, options: tuple[tuple[str, bool | int | str], ...],
+                round: int) -> MeldRules:
+    return meld_rules_for(game, dict(options), round=round)
+
+
+def view_meld_rules(view: SeatView) -> MeldRules:
+    """The card rules of the hand ``view`` shows (Three Thirteen's change every round).
+
+    Cached: a bot or a client asks for them at every decision.
+    """
+    return _meld_rules(view.game, tuple(sorted(view.options.items())), max(view.round, 1))
 
 
 def event_for(event: Event, seat: int | None) -> Event:

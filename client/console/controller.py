@@ -26,9 +26,10 @@ from rummyhall.rules import (
     PassUpcard,
     SeatAction,
     can_lay_off,
+    view_meld_rules,
 )
 
-from .model import ConsoleModel, CreateForm, LogEntry, cards_text, rules_of
+from .model import ConsoleModel, CreateForm, LogEntry, cards_text
 
 Spawn = Callable[[Callable[[], Awaitable[None]]], None]
 
@@ -199,7 +200,7 @@ class Controller:
         if not cards or view is None:
             return
         if target is None:
-            rules = rules_of(view)
+            rules = view_meld_rules(view)
             fits = [i for i, (_, meld) in enumerate(view.melds)
                     if can_lay_off(meld, tuple(cards), rules)]
             if not fits and not view.melds:

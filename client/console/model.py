@@ -10,7 +10,6 @@ prompt_toolkit style fragments, so tests can read the screen without a terminal.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +33,6 @@ from rummyhall.rules import (
     Knocked,
     LaidOff,
     Melded,
-    MeldRules,
     Passed,
     SeatAction,
     SeatView,
@@ -42,7 +40,7 @@ from rummyhall.rules import (
     StockRebuilt,
     WentOut,
     best_arrangement,
-    meld_rules_for,
+    view_meld_rules,
 )
 
 Fragments = StyleAndTextTuples
@@ -97,19 +95,9 @@ def cards_fragments(cards: Sequence[int]) -> Fragments:
     return out
 
 
-@functools.lru_cache(maxsize=64)
-def _rules(game: str, options: tuple[tuple[str, bool | int | str], ...], round: int) -> MeldRules:
-    return meld_rules_for(game, dict(options), round=round or 1)
-
-
-def rules_of(view: SeatView) -> MeldRules:
-    """The meld rules of the hand ``view`` shows (Three Thirteen's change every round)."""
-    return _rules(view.game, tuple(sorted(view.options.items())), view.round)
-
-
 def arrange(view: SeatView) -> Arrangement:
     """The seat's hand in its best melds and the deadwood left."""
-    return best_arrangement(view.hand, rules_of(view))
+    return best_arrangement(view.hand, view_meld_rules(view))
 
 
 def hand_order(view: SeatView) -> list[list[Card]]:
