@@ -182,8 +182,10 @@ class Connection:
         self._max_frame = max_frame
         # Before the welcome, a client may send MAX_FRAME and a server MAX_SERVER_FRAME.
         self._decoder = FrameDecoder(MAX_FRAME if role is SERVER else MAX_SERVER_FRAME)
+        self._feed = self._decoder.feed  # bound once: these two run for every frame
+        self._next_value = self._decoder.next_value
         self._send_limit = MAX_SERVER_FRAME if role is SERVER else MAX_FRAME
-        self._packer = msgpack.Packer()
+        self._pack = msgpack.Packer().pack
         self._set_state(START)
 
     def __repr__(self) -> str:
@@ -208,7 +210,7 @@ class Connection:
         """Feed bytes read from the peer; ``b""`` means the peer closed its side."""
         if self._state is _CLOSED and data:
             return  # the conversation is over: late bytes are of no interest
-        self._decoder.feed(data)
+        self._feed(data)
 
     def next_event(self) -> Message | Literal[Sentinel.NEED_DATA, Sentinel.PAUSED,
                                               Sentinel.CLOSED]:
@@ -223,7 +225,7 @@ class Connection:
                 raise self._error
             return CLOSED if self._state is _CLOSED else PAUSED
         try:
-            obj = self._decoder.next_value()
+            obj = self._next_value()
         except RemoteProtocolError as exc:
             raise self._fail(exc) from None
         if obj is NO_FRAME:
@@ -233,11 +235,11 @@ class Connection:
             return NEED_DATA
         # The fast path: a map whose type this state accepts, checked and built.
         if type(obj) is dict:
-            kind: Any = obj.get("type")
             try:
+                kind: Any = obj["type"]
                 entry = self._recv.get(kind)
-            except TypeError:  # an unhashable type field: the slow path says what is wrong
-                entry = None
+            except (KeyError, TypeError):  # no type, or an unhashable one: the slow path
+                entry = None  # says what is wrong
             if entry is not None:
                 from_wire, closer_look = entry
                 try:
@@ -333,15 +335,21 @@ class Connection:
         end may not send it now, or when its frame exceeds the peer's limit.
         """
         kind = message.type
+        nxt = self._send_moves.get(kind)
+        if nxt is self._state and kind != "error":  # the usual case: a message in READY
+            body: bytes = self._pack(message.to_wire())
+            size = len(body)
+            if size <= self._send_limit:
+                return pack_header(size) + body
         if kind == "error" and message.fatal:  # type: ignore[attr-defined]
             kind = FATAL_ERROR
-        nxt = self._send_moves.get(kind)
+            nxt = self._send_moves.get(kind)
         if nxt is None:
             raise LocalProtocolError(f"the {self.role} may not send {message.type} in state "
                                      f"{self._state}", code="unexpected_message")
         if nxt is not self._state:
             self._check_send(message)
-        body: bytes = self._packer.pack(message.to_wire())
+        body = self._pack(message.to_wire())
         if len(body) > self._send_limit:
             raise LocalProtocolError(f"a {message.type} frame of {len(body)} bytes exceeds "
                                      f"the peer's limit of {self._send_limit}",

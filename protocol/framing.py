@@ -30,6 +30,7 @@ from .limits import (
 )
 
 _HEADER: Final = struct.Struct(">I")
+_unpack_header: Final = _HEADER.unpack_from
 _unpackb: Final = msgpack.unpackb
 pack_header: Final = _HEADER.pack
 _COMPACT_AT: Final = 65_536  # drop consumed bytes once this many have piled up
@@ -143,14 +144,17 @@ class FrameDecoder:
         :func:`unpack_body` of :meth:`next_frame` in one step, for speed; raises what
         they raise.
         """
-        data, pos = self._data, self._pos
-        if len(data) - pos >= HEADER_SIZE:
-            (size,) = _HEADER.unpack_from(data, pos)
-            end = pos + HEADER_SIZE + size
-            if size <= self.max_frame and len(data) >= end:
-                body = data[pos + HEADER_SIZE:end]  # msgpack reads a bytearray as well
-                if end == len(data):
-                    self._data, self._pos = b"", 0
+        data = self._data
+        pos = self._pos
+        have = len(data)
+        if have - pos >= 4:  # HEADER_SIZE
+            size = _unpack_header(data, pos)[0]
+            end = pos + 4 + size
+            if end <= have and size <= self.max_frame:
+                body = data[pos + 4:end]  # msgpack reads a bytearray as well
+                if end == have:
+                    self._data = b""
+                    self._pos = 0
                 else:
                     self._take(end)
                 try:

@@ -429,7 +429,7 @@ class PayloadT(Spec):
             v = g.temp("v")
             where = f"{path} + '.{name}'"
             # Every check starts with a type test, which MISSING fails ("got nothing").
-            lines += [f"{v} = {var}.get({name!r}, MISSING)",
+            lines += [f"try: {v} = {var}[{name!r}]", f"except KeyError: {v} = MISSING",
                       *spec.emit_check(g, v, where, f"{depth} + 1")]
         lines.append(f"if len({var}) != {len(known)}: "
                      f"_extras({var}, {g.const(frozenset(known), 'known')}, {path}, {depth})")
@@ -576,10 +576,12 @@ def compile_record(cls: type[Any], label: str, head: Mapping[str, str] | None = 
     for name, info, required in fields:
         path = repr(f"{label}.{name}")
         v = f"v_{name}"
-        body.append(f"{v} = d.get({name!r}, MISSING)")
         if not required:
-            body += [f"if {v} is MISSING: {v} = None", "else: n += 1"]
-        elif info.spec.converts:  # the conversion must not see MISSING
+            body += [f"{v} = d.get({name!r})", f"if {v} is not None: n += 1",
+                     f"elif {name!r} in d: n += 1"]
+        else:  # a subscript is faster than get(); try costs nothing when no key is missing
+            body += [f"try: {v} = d[{name!r}]", f"except KeyError: {v} = MISSING"]
+        if required and info.spec.converts:  # the conversion must not see MISSING
             body.append(f"if {v} is MISSING: _fail('bad_message', {path}, "
                         f"{info.spec.describe()!r}, MISSING)")
         body += info.spec.emit_convert(g, v, path, "depth + 1")
