@@ -19,6 +19,7 @@ from rummyhall.protocol import Hello
 
 from .beacon import run_beacon
 from .config import Settings
+from .flusher import Flusher
 from .journal import Journal
 from .lobby import Lobby
 from .players import Player
@@ -33,6 +34,7 @@ class Hall:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.lobby = Lobby(settings)
+        self.flusher = Flusher()
         self.sessions: set[ServerSession] = set()
         self._by_player: dict[int, ServerSession] = {}
         self._per_address: Counter[str] = Counter()
@@ -93,6 +95,7 @@ class Hall:
         journal = await Journal.open(s) if s.journal else None
         try:
             async with trio.open_nursery() as nursery:
+                await nursery.start(self.flusher.run)
                 await nursery.start(self.lobby.run)
                 if journal is not None:
                     await nursery.start(journal.run)

@@ -12,7 +12,6 @@ import secrets
 from collections.abc import Callable, Iterator
 
 import msgpack
-import trio
 
 from rummyhall.protocol import MAX_SERVER_FRAME, Message, encode_frame
 
@@ -37,34 +36,55 @@ Outgoing = Message | Prepared
 class Outbox:
     """A connection's bounded queue of outgoing messages.
 
-    :meth:`put` never blocks: a client that does not read fills its queue, and the
-    next message closes the connection through ``on_overflow`` (a slow consumer is
-    dropped, never waited on).
+    :meth:`put` never blocks and never writes: the first message queued since the last
+    write hands the outbox to ``schedule`` (the hall's :class:`~.flusher.Flusher`), which
+    calls :meth:`flush` once per turn of the event loop, so the messages of one action
+    share one system call. A client that does not read fills its queue, and the next
+    message closes the connection through ``on_overflow`` (a slow consumer is dropped,
+    never waited on).
     """
 
-    def __init__(self, size: int, on_overflow: Callable[[], None]) -> None:
-        self._send, self.receive = trio.open_memory_channel[Outgoing](size)
+    __slots__ = ("_flush", "_on_overflow", "_schedule", "_size", "closed", "messages",
+                 "scheduled")
+
+    def __init__(self, size: int, on_overflow: Callable[[], None],
+                 flush: Callable[[], None], schedule: Callable[[Outbox], None]) -> None:
+        self._size = size
         self._on_overflow = on_overflow
+        self._flush = flush
+        self._schedule = schedule
+        self.messages: list[Outgoing] = []
         self.closed = False
+        self.scheduled = False  # handed to the flusher, or waiting for the socket to drain
 
     def put(self, message: Outgoing) -> bool:
         """Queue ``message``; False (and the connection is being closed) if it cannot."""
         if self.closed:
             return False
-        try:
-            self._send.send_nowait(message)
-        except trio.WouldBlock:
+        messages = self.messages
+        if len(messages) >= self._size:
             self.closed = True
             self._on_overflow()
             return False
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            self.closed = True
-            return False
+        messages.append(message)
+        if not self.scheduled:
+            self.scheduled = True
+            self._schedule(self)
         return True
 
+    def take(self) -> list[Outgoing]:
+        """Every queued message, oldest first; the next :meth:`put` schedules again."""
+        messages, self.messages = self.messages, []
+        self.scheduled = False
+        return messages
+
+    def flush(self) -> None:
+        """Write the queued messages as far as the socket takes them now (the flusher)."""
+        self._flush()
+
     def close(self) -> None:
+        """Accept no more messages (those queued are still written)."""
         self.closed = True
-        self._send.close()
 
 
 class Player:

@@ -1,15 +1,19 @@
 """One client connection: a small, boring adapter between a socket and the lobby.
 
 A reader loop feeds the socket's bytes to the sans-IO :class:`~rummyhall.protocol.Connection`
-and hands each message to the lobby; a writer task drains the connection's bounded
-:class:`~rummyhall.server.players.Outbox` into the socket. Limits are enforced here:
-the handshake and idle timeouts, the rate bucket, the time one write may take.
+and hands each message to the lobby. What the server says to the client is queued in the
+connection's bounded :class:`~rummyhall.server.players.Outbox` and written by the hall's
+:class:`~rummyhall.server.flusher.Flusher` without waiting (a non-blocking system call);
+the session's writer task only waits when the socket's buffer is full, and closes the
+connection when it stays full past the send timeout. Limits are enforced here: the
+handshake and idle timeouts, the rate bucket, the time one write may take.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from typing import TYPE_CHECKING
 
 import trio
@@ -44,7 +48,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.session")
 
 READ_SIZE = 65_536
-WRITE_BATCH = 64  # messages joined into one write at most
 FEATURES = ("chat", "house_bots", "spectators", "resume", "games_catalogue")
 
 
@@ -55,9 +58,15 @@ def fatal(code: str, message: str) -> ErrorMessage:
 class ServerSession:
     """Serve one accepted connection until it ends."""
 
-    def __init__(self, hall: Hall, stream: trio.abc.Stream, address: str) -> None:
+    def __init__(self, hall: Hall, stream: trio.SocketStream, address: str) -> None:
         self.hall = hall
         self.stream = stream
+        self._socket = stream.socket
+        self._fd = stream.socket.fileno()
+        self._unsent: bytes | memoryview = b""  # written when the socket drains
+        self._wake_writer = trio.Event()  # bytes wait for the socket, or the outbox closed
+        self._lost = False  # the socket failed: nothing more is written
+        self._done = False  # the session is ending: the flusher writes nothing more
         self.address = address
         s = hall.settings
         self.conn = Connection(SERVER, max_frame=s.max_frame)
@@ -106,7 +115,8 @@ class ServerSession:
         await self._send_now(welcome)
         async with trio.open_nursery() as nursery:
             self._cancel = nursery.cancel_scope
-            outbox = player.outbox = self._outbox = Outbox(s.send_queue, self._overflow)
+            outbox = player.outbox = self._outbox = Outbox(
+                s.send_queue, self._overflow, self._flush, self.hall.flusher.schedule)
             written = trio.Event()
             nursery.start_soon(self._writer, outbox, written)
             await self.hall.lobby.connected(player)
@@ -116,6 +126,7 @@ class ServerSession:
             if self._closing is not None and outbox.put(self._closing):
                 self._closing = None
             outbox.close()
+            self._wake_writer.set()
             with trio.move_on_after(s.send_timeout):
                 await written.wait()
             nursery.cancel_scope.cancel()
@@ -186,29 +197,68 @@ class ServerSession:
         elif self.player is not None:
             self.player.send(message)
 
-    async def _writer(self, outbox: Outbox, written: trio.Event) -> None:
-        """Write queued messages until the outbox is closed and empty (or a write fails).
+    # ------------------------------------------------------------------ writing
 
-        Whatever is queued when the socket is free goes out in one write: the events of an
-        action, the turn prompt and the reply usually share one system call.
+    def _flush(self) -> None:
+        """Write the queued messages now, as far as the socket takes them (the flusher).
+
+        While earlier bytes wait for the socket the writer task owns the outbox: it
+        flushes again once they are written.
         """
-        s = self.hall.settings
-        receive = outbox.receive
+        outbox = self._outbox
+        if outbox is None or self._unsent or self._lost or self._done:
+            return
+        data = self._encode(outbox.take())
+        if data:
+            self._write_now(data)
+
+    def _write_now(self, data: bytes | memoryview) -> None:
+        """One non-blocking write; what the socket does not take waits in ``_unsent``."""
         try:
-            async for message in receive:
-                batch = [message]
-                while len(batch) < WRITE_BATCH:
-                    try:
-                        batch.append(receive.receive_nowait())
-                    except (trio.WouldBlock, trio.EndOfChannel):
-                        break
-                await self._write(batch, s.send_timeout)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
+            sent = os.write(self._fd, data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:  # reset, broken pipe, closed: the connection is lost
+            self._unsent = b""
+            self._lost = True
+            self._reading.cancel()
+            self._wake_writer.set()
+            return
+        if sent < len(data):
+            self._unsent = memoryview(data)[sent:]
+            self._wake_writer.set()
+        else:
+            self._unsent = b""
+
+    async def _writer(self, outbox: Outbox, written: trio.Event) -> None:
+        """Wait for the socket whenever it is full, until the outbox is closed and written.
+
+        A socket that stays full for the send timeout is a client that does not read:
+        the connection is closed.
+        """
+        timeout = self.hall.settings.send_timeout
+        try:
+            while not self._lost:
+                if self._unsent:
+                    with trio.fail_after(timeout):
+                        await trio.lowlevel.wait_writable(self._socket)
+                    self._write_now(self._unsent)
+                    continue
+                self._flush()  # what was queued while the socket was full
+                if self._unsent:
+                    continue
+                if outbox.closed and not outbox.messages:
+                    return
+                await self._wake_writer.wait()
+                self._wake_writer = trio.Event()
+        except (trio.ClosedResourceError, trio.TooSlowError):
+            self._lost = True
             self._reading.cancel()
         finally:
             written.set()
 
-    async def _write(self, messages: list[Outgoing], timeout: float) -> None:
+    def _encode(self, messages: list[Outgoing]) -> bytes:
+        """The bytes of ``messages`` that may still be sent, in one string."""
         chunks = []
         for message in messages:
             state = self.conn.state
@@ -217,24 +267,25 @@ class ServerSession:
             if state is State.ERROR and not (isinstance(message, ErrorMessage)
                                              and message.fatal):
                 continue  # after a fatal error from the peer only our closing error goes
-            if isinstance(message, Prepared) and state is not State.READY:
-                continue
             if isinstance(message, Prepared):
-                chunks.append(message.data)
+                if state is State.READY:
+                    chunks.append(message.data)
                 continue
             try:
                 chunks.append(self.conn.send(message))
             except LocalProtocolError:
                 log.exception("refused to send %r", message)
-        if chunks:
-            with trio.fail_after(timeout):
-                await self.stream.send_all(b"".join(chunks))
+        return b"".join(chunks)
 
     async def _send_now(self, message: Message) -> None:
         """Write a message directly (before the writer runs, or a last fatal error)."""
+        data = self._encode([message])
+        if not data or self._unsent or self._lost:
+            return  # a frame is half written: a last message would garble it
+        timeout = self.hall.settings.send_timeout
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError,
-                                 trio.TooSlowError):
-            await self._write([message], self.hall.settings.send_timeout)
+                                 trio.TooSlowError), trio.fail_after(timeout):
+            await self.stream.send_all(data)
 
     def _overflow(self) -> None:
         log.warning("%s: the client does not read; closing", self.address)
@@ -250,6 +301,7 @@ class ServerSession:
 
     async def _finish(self) -> None:
         player = self.player
+        self._done = True  # from here only the last message below is written
         if self._outbox is not None:
             self._outbox.close()  # only our own: a newer session may own player.outbox now
         with trio.CancelScope(shield=True):

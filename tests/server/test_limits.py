@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import struct
 from collections.abc import Sequence
 
@@ -14,7 +15,18 @@ from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import ServerClosed, open_session
-from rummyhall.protocol import CreateTable, Error, Hello, Ok, Ping, Pong, Watch, Welcome
+from rummyhall.protocol import (
+    CreateTable,
+    Error,
+    Hello,
+    ListTables,
+    Ok,
+    Ping,
+    Pong,
+    Tables,
+    Watch,
+    Welcome,
+)
 from rummyhall.server import Hall, Settings
 
 
@@ -120,6 +132,39 @@ async def test_a_client_that_does_not_read_is_dropped(hall: Hall, settings: Sett
                        timeout=20)
         assert table in hall.lobby.tables  # others carry on
         await ada.ping()
+
+
+async def test_a_client_that_reads_late_gets_every_reply_whole_and_in_order(
+        hall: Hall) -> None:
+    """Replies that do not fit in the socket wait for it (the writer's partial writes)."""
+    assert hall.port
+    sock = trio.socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    await sock.connect(("127.0.0.1", hall.port))
+    raw = RawClient(trio.SocketStream(sock))
+    await raw.hello("late")
+    (session,) = hall.sessions  # small buffers at both ends: full after a few replies
+    session.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        for _ in range(40):  # (the tables stay while their creator is here)
+            await maker.create_table("gin", 2, {"target_score": 50})
+        requests = 150  # each reply lists 40 tables: about a megabyte in all
+        await raw.send_bytes(b"".join(raw.conn.send(ListTables(id=n))
+                                      for n in range(requests)))
+        await trio.sleep(0.5)  # not reading: the server's socket buffer fills, the rest waits
+        assert session._unsent  # bytes wait for the socket
+        ids: list[int | str | None] = []
+        while len(ids) < requests:
+            message = await raw.receive()
+            if isinstance(message, Tables):
+                assert len(message.tables) == 40
+                ids.append(message.id)
+        assert ids == list(range(requests))
+        await raw.send(Ping(id=1))  # the connection is fine
+        while not isinstance(await raw.receive(), Pong):
+            pass  # lobby updates
+        assert not session._unsent
+        await raw.aclose()
 
 
 @pytest.mark.parametrize("settings", [with_settings(max_connections=3, max_per_address=2)])

@@ -1,0 +1,73 @@
+"""The flusher: one task that writes every connection's queued messages.
+
+Theory of operation
+-------------------
+Tables, the lobby and sessions queue messages in outboxes and never write. The first
+message queued in an outbox since its last write hands the outbox to the flusher; the
+flusher wakes once per turn of the event loop, after everything that ran in that turn,
+and writes each waiting outbox with one non-blocking system call. So the ``ok``, the
+events and the next prompts of an action reach each client in one write, the actions of
+many tables that ran in one turn share one wake-up of one task, and no connection needs
+a task of its own to be woken for every message.
+
+A socket that does not take everything at once keeps the rest; its session's writer
+task waits for it to drain (bounded by the send timeout) and takes over that outbox
+until then. Writing a thousand lobby updates is a thousand system calls: the flusher
+lets the tables run every :data:`CHUNK` writes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+
+import trio
+
+from .players import Outbox
+
+log = logging.getLogger("rummyhall.flusher")
+
+CHUNK = 64  # outboxes written between two chances for the tables to run
+
+
+class Flusher:
+    """Write the outboxes handed to :meth:`schedule`; run :meth:`run` in a task."""
+
+    def __init__(self) -> None:
+        self._ready: list[Outbox] = []
+        self._wake = trio.Event()
+        self.rounds = 0  # chunks written
+        self.writes = 0  # outboxes flushed
+
+    def schedule(self, outbox: Outbox) -> None:
+        """``outbox`` has messages to write: write them in the next round."""
+        self._ready.append(outbox)
+        if len(self._ready) == 1:
+            self._wake.set()  # (an event already set, or that nobody waits on: no matter)
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                  ) -> None:
+        """Write outboxes as they are scheduled, :data:`CHUNK` at a time, until cancelled.
+
+        Between two chunks the tables run; what they queue meanwhile is written before the
+        rest of a long round (a thousand lobby updates wait, a game's prompt does not).
+        """
+        task_status.started()
+        backlog: deque[Outbox] = deque()
+        while True:
+            if not self._ready and not backlog:
+                self._wake = trio.Event()
+                await self._wake.wait()
+            ready, self._ready = self._ready, []
+            backlog.extendleft(reversed(ready))
+            self.rounds += 1
+            for _ in range(min(CHUNK, len(backlog))):
+                outbox = backlog.popleft()
+                self.writes += 1
+                try:
+                    outbox.flush()
+                except Exception:  # a bug writing one connection must not stop the others
+                    log.exception("failed to write an outbox; it is closed")
+                    outbox.close()
+            if backlog:
+                await trio.sleep(0)
