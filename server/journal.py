@@ -3,9 +3,14 @@ anyone hears of them; the restart that rebuilds every unfinished table from it.
 
 Theory of operation
 -------------------
-One :class:`~.store.Store` (one SQLite connection) is used from one worker thread at a
-time: every call goes through ``trio.to_thread.run_sync`` with a capacity-1 limiter, so
-the event loop never blocks on SQLite and the connection is never used concurrently.
+Where SQLite runs: a commit under the default policy (``synchronous=NORMAL``) hands its
+pages to the operating system and returns, in a tenth of a millisecond or so; it runs on
+the event loop, which is cheaper and steadier than a hop to a worker thread (that hop,
+with its wait for the GIL, used to cost a commit a millisecond or more under load). With
+the ``fsync`` setting a commit waits for the disk, so it runs in a worker thread. The
+checkpoints (copying the WAL into the database, with the fsyncs of the NORMAL policy) and
+every query run in a worker thread on the store's second connection, one at a time, so
+neither ever holds up a commit.
 
 A table's ``before_broadcast`` hook hands the journal the statements of its action and
 waits; a single committer task takes *every* statement waiting at that moment (the
@@ -70,6 +75,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("rummyhall.journal")
 
+CHECKPOINT_SECONDS = 1.0  # how often the WAL is copied into the database, at most
 RECORD_PART = 1500  # journal entries per record message (well within a frame)
 
 
@@ -137,7 +143,8 @@ class Journal:
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings
-        self._limiter = trio.CapacityLimiter(1)
+        self._limiter = trio.CapacityLimiter(1)  # the queries and checkpoints: one at a time
+        self._writing = trio.CapacityLimiter(1)  # commits in a thread (the fsync setting)
         self._batch = _Batch()
         self._wake = trio.Event()
         self._dirty: dict[int, Table | None] = {}  # table snapshots to write (None: removed)
@@ -148,13 +155,15 @@ class Journal:
         self.failed: str | None = None
         self.on_failure: Callable[[], None] | None = None
         self.commits = 0  # transactions committed
+        self.checkpoints = 0
         self.appended = 0  # actions journalled
 
     @classmethod
     async def open(cls, settings: Settings) -> Journal:
         """Open the settings' data file; :class:`StoreError` when it cannot be used."""
         store = await trio.to_thread.run_sync(
-            functools.partial(Store.open, settings.data, fsync=settings.fsync))
+            functools.partial(Store.open, settings.data, fsync=settings.fsync,
+                              autocheckpoint=False))
         journal = cls(store, settings)
         journal._next_game = await journal._call(store.next_game_id)
         for row in await journal._call(store.ratings):
@@ -172,11 +181,28 @@ class Journal:
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                   ) -> None:
-        """The committer: write each batch as it gathers, until cancelled."""
-        task_status.started()
+        """The committer (write each batch as it gathers) and the checkpoints, until
+        cancelled."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._checkpoints)
+            task_status.started()
+            while True:
+                await self._wake.wait()
+                await self._commit()
+
+    async def _checkpoints(self) -> None:
+        """Checkpoint every :data:`CHECKPOINT_SECONDS` while commits come in."""
+        done = 0
         while True:
-            await self._wake.wait()
-            await self._commit()
+            await trio.sleep(CHECKPOINT_SECONDS)
+            if self.commits == done or self.failed is not None:
+                continue
+            done = self.commits
+            try:
+                await self._call(self.store.checkpoint)
+                self.checkpoints += 1
+            except StoreError as exc:  # the commits will meet it too; say it once here
+                log.warning("checkpoint failed: %s", exc)
 
     async def flush(self) -> None:
         """Commit what is waiting now (the clean shutdown's last write)."""
@@ -191,7 +217,11 @@ class Journal:
             batch.error = JournalError(self.failed)
         elif batch.statements:
             try:
-                await self._call(self.store.write, batch.statements)
+                if self.settings.fsync:
+                    await trio.to_thread.run_sync(self.store.write, batch.statements,
+                                                  limiter=self._writing)
+                else:
+                    self.store.write(batch.statements)
                 self.commits += 1
             except StoreError as exc:
                 self._fail(str(exc))

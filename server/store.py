@@ -1,9 +1,8 @@
 """The SQLite file: schema, migrations, checks at open, and every query (synchronous).
 
-The server never calls this module from its event loop: :mod:`.journal` runs it on one
-worker thread. The ``rummyhall history/replay/export/ratings/backup`` commands call it
-directly. docs/persistence.md describes the schema, the commit policy and the export
-format.
+The ``rummyhall history/replay/export/ratings/backup`` commands call it directly; the
+server calls it through :mod:`.journal`, which says on which thread each call runs.
+docs/persistence.md describes the schema, the commit policy and the export format.
 
 Commit policy: WAL mode, ``synchronous=NORMAL`` by default: a commit is in the WAL file
 (written to the operating system) before the call returns, so a committed action survives
@@ -12,6 +11,11 @@ loss or a kernel crash may lose the last commits. The ``fsync`` setting selects
 ``synchronous=FULL`` (an fsync per commit: a commit also survives a power loss) at about
 half the load bench's action rate. The server groups the actions of all tables waiting at
 one moment into one transaction (group commit).
+
+Two connections: :attr:`Store.conn` writes, and reads what the writer must see; the
+queries (history, records, ratings, backups) and the checkpoints use a second one, so
+that a long query or a checkpoint never holds up a commit. A store opened with
+``autocheckpoint=False`` (the server's) leaves checkpoints to :meth:`Store.checkpoint`.
 """
 
 from __future__ import annotations
@@ -128,20 +132,42 @@ class Restored:
 
 
 class Store:
-    """One connection to the data file. Not thread-safe: use it from one thread at a time."""
+    """The data file. Each of its two connections is used from one thread at a time."""
 
     def __init__(self, conn: sqlite3.Connection, path: str) -> None:
         self.conn = conn
         self.path = path
+        self._reader: sqlite3.Connection | None = None
+
+    @property
+    def reader(self) -> sqlite3.Connection:
+        """The connection of the queries and checkpoints (opened on first use).
+
+        An in-memory database has only its one connection.
+        """
+        if self.path == MEMORY:
+            return self.conn
+        if self._reader is None:
+            try:
+                conn = sqlite3.connect(self.path, isolation_level=None,
+                                       check_same_thread=False)
+                conn.row_factory = sqlite3.Row
+                conn.execute("PRAGMA busy_timeout = 5000")
+                conn.execute("PRAGMA query_only = ON")
+            except sqlite3.Error as exc:
+                raise StoreError(_explain(self.path, exc)) from exc
+            self._reader = conn
+        return self._reader
 
     # ------------------------------------------------------------------ opening
 
     @classmethod
     def open(cls, setting: str, *, create: bool = True, max_pages: int | None = None,
-             fsync: bool = False) -> Store:
+             fsync: bool = False, autocheckpoint: bool = True) -> Store:
         """Open (and create or migrate) the file; :class:`StoreError` if it cannot be used.
 
-        Nothing is left behind when a new file cannot be created completely.
+        Nothing is left behind when a new file cannot be created completely. Without
+        ``autocheckpoint`` a commit never checkpoints: call :meth:`checkpoint`.
         """
         path = data_path(setting)
         memory = path == MEMORY
@@ -167,6 +193,8 @@ class Store:
                 conn.execute(f"PRAGMA max_page_count = {int(max_pages)}")
             store = cls(conn, path)
             store._prepare(fresh=not existed, synchronous="FULL" if fsync else SYNCHRONOUS)
+            if not autocheckpoint:
+                conn.execute("PRAGMA wal_autocheckpoint = 0")
             return store
         except StoreError:
             if conn is not None:
@@ -235,8 +263,24 @@ class Store:
             raise
 
     def close(self) -> None:
+        """Close both connections (the last one checkpoints and removes the WAL)."""
         with contextlib.suppress(sqlite3.Error):
+            if self._reader is not None:
+                self._reader.close()
             self.conn.close()
+
+    def checkpoint(self) -> tuple[int, int]:
+        """Copy the WAL's committed pages into the database, without waiting for anyone
+        (a passive checkpoint): (pages in the WAL, pages copied). Commits go on meanwhile;
+        once everything is copied the next commit starts the WAL again from its start.
+        """
+        if self.path == MEMORY:
+            return 0, 0
+        try:
+            _, log, copied = self.reader.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(_explain(self.path, exc)) from exc
+        return int(log), int(copied)
 
     # ------------------------------------------------------------------ writing
 
@@ -261,7 +305,7 @@ class Store:
 
     def restored(self) -> Restored:
         """Every player, every unfinished table and the journal of each one's game."""
-        c = self.conn
+        c = self.reader
         tables = c.execute("SELECT * FROM tables WHERE state != 'finished' ORDER BY id"
                            ).fetchall()
         ids = {t["current_game"] for t in tables if t["current_game"] is not None}
@@ -272,7 +316,7 @@ class Store:
         return Restored(players, tables, games, journals)
 
     def journal(self, game_id: int) -> list[dict[str, Any]]:
-        rows = self.conn.execute("SELECT action FROM journal WHERE game = ? ORDER BY n",
+        rows = self.reader.execute("SELECT action FROM journal WHERE game = ? ORDER BY n",
                                  (game_id,)).fetchall()
         return [json.loads(r[0]) for r in rows]
 
@@ -287,7 +331,7 @@ class Store:
             sql += " AND id < ?"
             params.append(before)
         sql += " ORDER BY id DESC"
-        rows = self.conn.execute(sql, params).fetchall()
+        rows = self.reader.execute(sql, params).fetchall()
         out = []
         for row in rows:
             summary = _summary(row)
@@ -301,7 +345,7 @@ class Store:
 
     def record(self, game_id: int) -> dict[str, Any] | None:
         """The versioned export record of a game (docs/persistence.md), or None."""
-        row = self.conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = self.reader.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             return None
         return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, **_summary(row),
@@ -315,7 +359,7 @@ class Store:
         if game is not None:
             sql += " WHERE game = ?"
             params = (game,)
-        rows = self.conn.execute(sql + " ORDER BY game, mu - 3 * sigma DESC, name",
+        rows = self.reader.execute(sql + " ORDER BY game, mu - 3 * sigma DESC, name",
                                  params).fetchall()
         return [dict(r) for r in rows]
 
@@ -323,7 +367,7 @@ class Store:
         """A consistent copy of the whole file at ``target`` (SQLite's online backup)."""
         dest = sqlite3.connect(target)
         try:
-            self.conn.backup(dest)
+            self.reader.backup(dest)
         finally:
             dest.close()
 

@@ -98,8 +98,9 @@ async def test_sigkill_at_random_moments_loses_no_acknowledged_action(tmp_path: 
         with trio.fail_after(TIME_LIMIT):
             async with trio.open_nursery() as nursery:
                 tables: list[tuple[str, dict[str, int | bool | str], bool]] = [
-                    ("gin", {}, False), ("gin", {}, False), ("gin", {}, False),
-                    ("basic", {"target_score": 100}, True)]
+                    # long enough games that the kills land while they are played
+                    ("gin", {"target_score": 200}, False), ("gin", {"target_score": 200}, False),
+                    ("gin", {"target_score": 200}, False), ("basic", {"target_score": 100}, True)]
                 finish = trio.Event()
                 for n, (game, options, house) in enumerate(tables):
                     nursery.start_soon(functools.partial(
@@ -108,7 +109,7 @@ async def test_sigkill_at_random_moments_loses_no_acknowledged_action(tmp_path: 
                 while len(done) < 2 * len(tables):
                     await trio.sleep(0.05)
                 for _ in range(KILLS):
-                    await trio.sleep(rng.uniform(0.1, 0.6))
+                    await trio.sleep(rng.uniform(0.05, 0.4))
                     if all(e.is_set() for e in done):
                         break
                     server.kill()

@@ -126,3 +126,24 @@ def test_a_read_only_directory(tmp_path: Path) -> None:
         assert done.returncode == 1, done.stderr
         assert "writable" in done.stderr or "cannot create" in done.stderr, done.stderr
         assert not list(folder.iterdir())
+
+
+def test_the_server_checkpoints_the_wal_itself(tmp_path: Path) -> None:
+    """Opened for the server, commits never checkpoint; :meth:`Store.checkpoint` copies
+    the WAL into the database, and a query on the second connection sees every commit."""
+    path = str(tmp_path / "wal.sqlite3")
+    store = Store.open(path, autocheckpoint=False)
+    try:
+        for n in range(300):
+            store.write([("INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?)",
+                          (n + 1, f"p{n}", "bot", f"{n:032x}"))])
+        wal = Path(path + "-wal").stat().st_size
+        assert wal > 300 * 4096  # every commit appended to the WAL, none copied back
+        log, copied = store.checkpoint()
+        assert log > 0 and copied == log
+        assert store.reader.execute("SELECT count(*) FROM players").fetchone()[0] == 300
+        store.write([("DELETE FROM players WHERE id = ?", (1,))])
+        assert Path(path + "-wal").stat().st_size == wal  # the WAL restarts from its start
+    finally:
+        store.close()
+    assert not os.path.exists(path + "-wal")  # the last close checkpoints and removes it
