@@ -11,7 +11,10 @@
    ``--idle`` idle connections), and the server's resident memory per connection.
 3. Runs the same client pattern against a bare trio msgpack echo server (the floor: the
    cost of sockets, framing and msgpack with no game at all) and prints its rate.
-4. Repeats the game load paced at half the peak rate and prints that latency.
+4. Repeats the game load paced at half the peak rate and prints that latency. Each table
+   then waits a random think time before each action (exponential, so each table's
+   actions are a Poisson process): tables paced by one fixed sleep would act in lockstep
+   waves, a load no room of players makes.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ class LightClient:
         self.stream = stream
         self.buffer = b""
         self.ids = 0
+        self.sending = trio.Lock()  # a seat's action and the creator's start may overlap
 
     @classmethod
     async def connect(cls, port: int, name: str) -> LightClient:
@@ -79,7 +83,8 @@ class LightClient:
 
     async def send(self, message: dict[str, object]) -> None:
         body = msgpack.packb(message)
-        await self.stream.send_all(struct.pack(">I", len(body)) + body)
+        async with self.sending:
+            await self.stream.send_all(struct.pack(">I", len(body)) + body)
 
     async def request(self, message: dict[str, object]) -> dict[str, object]:
         self.ids += 1
@@ -117,7 +122,9 @@ async def play_tables(port: int, tables: int, seconds: float, rate: float | None
     async def act(client: LightClient, table: int, message: dict[str, object],
                   sent_at: dict[object, float]) -> None:
         if rate:
-            await trio.sleep(1 / rate)  # pacing, without holding up the reader
+            # a player's think time: random (a Poisson process per table), so that the
+            # tables do not act in lockstep waves; the mean is 1 / rate
+            await trio.sleep(rng.expovariate(rate))
         client.ids += 1
         legal = message["legal"]
         assert isinstance(legal, list)
