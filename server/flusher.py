@@ -4,8 +4,9 @@ Theory of operation
 -------------------
 Tables, the lobby and sessions queue messages in outboxes and never write. The first
 message queued in an outbox since its last write hands the outbox to the flusher; the
-flusher wakes once per turn of the event loop, after everything that ran in that turn,
-and writes each waiting outbox with one non-blocking system call. So the ``ok``, the
+flusher runs once per turn of the event loop (trio runs the tasks woken in one turn in
+the next, so it usually comes after the tasks that queued) and writes each waiting
+outbox with one non-blocking system call. So the ``ok``, the
 events and the next prompts of an action reach each client in one write, the actions of
 many tables that ran in one turn share one wake-up of one task, and no connection needs
 a task of its own to be woken for every message.

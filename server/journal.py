@@ -10,7 +10,17 @@ with its wait for the GIL, used to cost a commit a millisecond or more under loa
 the ``fsync`` setting a commit waits for the disk, so it runs in a worker thread. The
 checkpoints (copying the WAL into the database, with the fsyncs of the NORMAL policy) and
 every query run in a worker thread on the store's second connection, one at a time, so
-neither ever holds up a commit.
+neither ever holds up a commit. Because commits on the event loop must not wait long,
+their connection gives up on a lock held by another program after
+:data:`LOOP_LOCK_WAIT_MS`; such a batch is retried in a worker thread, which waits up to
+:data:`LOCK_WAIT_SECONDS`. An in-memory database (tests, benchmarks) has one connection:
+everything runs on the event loop.
+
+A passive checkpoint runs alongside the commits, so commits made meanwhile stay in the
+WAL, which SQLite only starts again from its beginning once a checkpoint has copied all
+of it. So when the WAL holds more than :data:`WAL_PAGES` pages, a second checkpoint copies
+that remainder with the commits held back for its duration (a few milliseconds): the
+WAL's size stays bounded under any load.
 
 A table's ``before_broadcast`` hook hands the journal the statements of its action and
 waits; a single committer task takes *every* statement waiting at that moment (the
@@ -66,7 +76,7 @@ from rummyhall.rules import Action, Card, Shuffle, new_game, options_to_dict, pa
 
 from .config import Settings
 from .ratings import Rating, ranks_from_result, rate
-from .store import Restored, Statement, Store, StoreError
+from .store import MEMORY, Restored, Statement, Store, StoreBusy, StoreError
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -76,6 +86,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.journal")
 
 CHECKPOINT_SECONDS = 1.0  # how often the WAL is copied into the database, at most
+WAL_PAGES = 1000  # past this many pages in the WAL, the next checkpoint empties it
+LOOP_LOCK_WAIT_MS = 20  # a commit on the event loop waits this long for a lock, at most
+LOCK_WAIT_SECONDS = 5.0  # then a worker thread waits this long before the commit fails
 RECORD_PART = 1500  # journal entries per record message (well within a frame)
 
 
@@ -144,7 +157,10 @@ class Journal:
         self.store = store
         self.settings = settings
         self._limiter = trio.CapacityLimiter(1)  # the queries and checkpoints: one at a time
-        self._writing = trio.CapacityLimiter(1)  # commits in a thread (the fsync setting)
+        self._writing = trio.Lock()  # one commit at a time; a tail checkpoint holds it too
+        memory = store.path == MEMORY
+        self._in_thread = settings.fsync and not memory  # commits that wait for the disk
+        self._queries_in_thread = not memory  # an in-memory store has one connection
         self._batch = _Batch()
         self._wake = trio.Event()
         self._dirty: dict[int, Table | None] = {}  # table snapshots to write (None: removed)
@@ -165,6 +181,8 @@ class Journal:
             functools.partial(Store.open, settings.data, fsync=settings.fsync,
                               autocheckpoint=False))
         journal = cls(store, settings)
+        if not journal._in_thread:
+            store.wait_for_locks(LOOP_LOCK_WAIT_MS)
         journal._next_game = await journal._call(store.next_game_id)
         for row in await journal._call(store.ratings):
             journal._ratings[(row["key"], row["game"])] = (
@@ -172,6 +190,9 @@ class Journal:
         return journal
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """A query or checkpoint: in a worker thread, one at a time."""
+        if not self._queries_in_thread:
+            return fn(*args)
         return await trio.to_thread.run_sync(fn, *args, limiter=self._limiter)
 
     def close(self) -> None:
@@ -199,7 +220,11 @@ class Journal:
                 continue
             done = self.commits
             try:
-                await self._call(self.store.checkpoint)
+                pages, _ = await self._call(self.store.checkpoint)
+                if pages > WAL_PAGES:  # copy what was committed meanwhile, commits held
+                    async with self._writing:  # (so the writing connection is free)
+                        await trio.to_thread.run_sync(
+                            functools.partial(self.store.checkpoint, writer=True))
                 self.checkpoints += 1
             except StoreError as exc:  # the commits will meet it too; say it once here
                 log.warning("checkpoint failed: %s", exc)
@@ -217,16 +242,34 @@ class Journal:
             batch.error = JournalError(self.failed)
         elif batch.statements:
             try:
-                if self.settings.fsync:
-                    await trio.to_thread.run_sync(self.store.write, batch.statements,
-                                                  limiter=self._writing)
-                else:
-                    self.store.write(batch.statements)
+                async with self._writing:
+                    await self._write(batch.statements)
                 self.commits += 1
             except StoreError as exc:
                 self._fail(str(exc))
                 batch.error = JournalError(str(exc))
         batch.done.set()
+
+    async def _write(self, statements: list[Statement]) -> None:
+        if not self._in_thread:
+            try:
+                self.store.write(statements)
+                return
+            except StoreBusy:  # another program holds the lock: wait for it in a thread
+                log.info("the data file is locked by another program; waiting")
+        await trio.to_thread.run_sync(self._write_waiting, statements)
+
+    def _write_waiting(self, statements: list[Statement]) -> None:
+        """Commit, retrying while another program holds the lock (in a worker thread)."""
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                self.store.write(statements)
+                return
+            except StoreBusy:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(LOOP_LOCK_WAIT_MS / 1000)
 
     def _fail(self, why: str) -> None:
         self.failed = why

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
+import socket
 from typing import TYPE_CHECKING
 
 import trio
@@ -62,7 +62,9 @@ class ServerSession:
         self.hall = hall
         self.stream = stream
         self._socket = stream.socket
-        self._fd = stream.socket.fileno()
+        # The same socket as a standard one, for the writes that never wait (made by run,
+        # which detaches it at the end: it must never close the stream's descriptor)
+        self._raw: socket.socket
         self._unsent: bytes | memoryview = b""  # written when the socket drains
         self._wake_writer = trio.Event()  # bytes wait for the socket, or the outbox closed
         self._lost = False  # the socket failed: nothing more is written
@@ -85,12 +87,16 @@ class ServerSession:
                       idle_seconds=max(1, round(s.idle_seconds)))
 
     async def run(self) -> None:
+        self._raw = socket.socket(fileno=self._socket.fileno())
         try:
             await self._run()
         except* (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
             pass  # the peer went away, or would not take our bytes: a lost connection
         finally:
-            await self._finish()
+            try:
+                await self._finish()
+            finally:
+                self._raw.detach()  # leaves the descriptor to the stream (closed by now)
 
     async def _run(self) -> None:
         s = self.hall.settings
@@ -208,21 +214,32 @@ class ServerSession:
         outbox = self._outbox
         if outbox is None or self._unsent or self._lost or self._done:
             return
-        data = self._encode(outbox.take())
+        try:
+            data = self._encode(outbox.take())
+        except Exception:  # a bug: this connection ends, the others go on
+            log.exception("%s: failed to encode a message; closing", self.address)
+            self._lose()
+            return
         if data:
             self._write_now(data)
+
+    def _lose(self) -> None:
+        """Nothing more can be written: the session ends (its reader is stopped)."""
+        self._unsent = b""
+        self._lost = True
+        if self._outbox is not None:
+            self._outbox.close()  # the player is no longer connected; puts are refused
+        self._reading.cancel()
+        self._wake_writer.set()
 
     def _write_now(self, data: bytes | memoryview) -> None:
         """One non-blocking write; what the socket does not take waits in ``_unsent``."""
         try:
-            sent = os.write(self._fd, data)
+            sent = self._raw.send(data)
         except BlockingIOError:
             sent = 0
         except OSError:  # reset, broken pipe, closed: the connection is lost
-            self._unsent = b""
-            self._lost = True
-            self._reading.cancel()
-            self._wake_writer.set()
+            self._lose()
             return
         if sent < len(data):
             self._unsent = memoryview(data)[sent:]
@@ -252,8 +269,7 @@ class ServerSession:
                 await self._wake_writer.wait()
                 self._wake_writer = trio.Event()
         except (trio.ClosedResourceError, trio.TooSlowError):
-            self._lost = True
-            self._reading.cancel()
+            self._lose()
         finally:
             written.set()
 

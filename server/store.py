@@ -38,12 +38,17 @@ SYNCHRONOUS = "NORMAL"  # the default; "FULL" with the fsync setting
 EXPORT_FORMAT = "rummyhall-game"
 EXPORT_VERSION = 1
 MEMORY = ":memory:"
+WAL_SIZE_LIMIT = 16 * 2**20  # bytes the WAL file keeps when it starts again (server)
 
 Statement = tuple[str, Sequence[Any]]
 
 
 class StoreError(Exception):
     """The data file cannot be used; the message says why and what to do, for a human."""
+
+
+class StoreBusy(StoreError):
+    """Another connection holds the file's write lock (nothing was written)."""
 
 
 def default_data_dir() -> Path:
@@ -195,6 +200,8 @@ class Store:
             store._prepare(fresh=not existed, synchronous="FULL" if fsync else SYNCHRONOUS)
             if not autocheckpoint:
                 conn.execute("PRAGMA wal_autocheckpoint = 0")
+                # each time the WAL starts again, a file grown past this shrinks back
+                conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
             return store
         except StoreError:
             if conn is not None:
@@ -269,15 +276,17 @@ class Store:
                 self._reader.close()
             self.conn.close()
 
-    def checkpoint(self) -> tuple[int, int]:
+    def checkpoint(self, *, writer: bool = False) -> tuple[int, int]:
         """Copy the WAL's committed pages into the database, without waiting for anyone
-        (a passive checkpoint): (pages in the WAL, pages copied). Commits go on meanwhile;
-        once everything is copied the next commit starts the WAL again from its start.
+        (a passive checkpoint): (pages in the WAL, pages copied). Commits may go on
+        meanwhile; once everything is copied the next commit starts the WAL again from
+        its start. ``writer``: on the writing connection (the caller holds back commits).
         """
         if self.path == MEMORY:
             return 0, 0
+        conn = self.conn if writer else self.reader
         try:
-            _, log, copied = self.reader.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            _, log, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         except sqlite3.Error as exc:
             raise StoreError(_explain(self.path, exc)) from exc
         return int(log), int(copied)
@@ -285,10 +294,19 @@ class Store:
     # ------------------------------------------------------------------ writing
 
     def write(self, statements: Iterable[Statement]) -> None:
-        """Run ``statements`` in one transaction and commit it (durably: see the policy)."""
+        """Run ``statements`` in one transaction and commit it (durably: see the policy).
+
+        Raises :class:`StoreBusy` when another connection holds the write lock past the
+        connection's busy timeout (see :meth:`wait_for_locks`): nothing was written.
+        """
         c = self.conn
         try:
-            c.execute("BEGIN")
+            c.execute("BEGIN IMMEDIATE")  # the write lock first: busy means nothing done
+        except sqlite3.Error as exc:
+            if exc.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+                raise StoreBusy(f"{self.path} is locked by another program") from exc
+            raise StoreError(_explain(self.path, exc)) from exc
+        try:
             for sql, params in statements:
                 c.execute(sql, params)
             c.execute("COMMIT")
@@ -296,6 +314,10 @@ class Store:
             with contextlib.suppress(sqlite3.Error):
                 c.execute("ROLLBACK")
             raise StoreError(_explain(self.path, exc)) from exc
+
+    def wait_for_locks(self, milliseconds: int) -> None:
+        """How long a write waits for another connection's lock before :class:`StoreBusy`."""
+        self.conn.execute(f"PRAGMA busy_timeout = {int(milliseconds)}")
 
     def next_game_id(self) -> int:
         row = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()
