@@ -27,6 +27,8 @@ from .session import ServerSession, fatal
 
 log = logging.getLogger("rummyhall.server")
 
+IDLE_CHECK = 0.05  # the idle watchdog looks every 5% of the idle timeout
+
 
 class Hall:
     """A Rummy Hall server. ``await Hall(settings).serve()`` runs it until cancelled."""
@@ -49,10 +51,7 @@ class Hall:
         """The fatal error for a hello whose name is taken, or None."""
         resumed = self.lobby.players.by_token(hello.token) if hello.token else None
         if self.lobby.players.name_in_use(hello.name, besides=resumed):
-            owner = next((p for p in self.lobby.players.connected()
-                          if p.name.casefold() == hello.name.casefold()), None)
-            if owner is None or owner is not resumed:
-                return fatal("name_taken", f"the name {hello.name!r} is in use")
+            return fatal("name_taken", f"the name {hello.name!r} is in use")
         return None
 
     def admit(self, hello: Hello, session: ServerSession) -> tuple[Player, bool]:
@@ -66,7 +65,7 @@ class Hall:
         if player is None:
             player = players.new(hello.name, hello.kind)
         else:
-            player.name = hello.name
+            players.rename(player, hello.name)
             old = self._by_player.get(player.id)
             if old is not None and old is not session:
                 old.close(fatal("session_replaced", "you connected again elsewhere"))
@@ -105,6 +104,7 @@ class Hall:
                 try:
                     self.port = listeners[0].socket.getsockname()[1]
                     nursery.start_soon(self._accept, listeners, name="listener")
+                    nursery.start_soon(self._watch_idle, name="idle watchdog")
                     if s.beacon:
                         nursery.start_soon(run_beacon, self, name="beacon")
                     task_status.started(self.port)
@@ -148,6 +148,17 @@ class Hall:
                 await trio.sleep(0.1)
                 continue
             handlers.start_soon(self._handle, stream)
+
+    async def _watch_idle(self) -> None:
+        """Close the sessions whose clients have been silent for ``idle_seconds``
+        (checked every :data:`IDLE_CHECK` of that time: a session may live that much
+        longer)."""
+        period = self.settings.idle_seconds * IDLE_CHECK
+        while True:
+            await trio.sleep(period)
+            now = trio.current_time()
+            for session in list(self.sessions):
+                session.check_idle(now)
 
     async def _handle(self, stream: trio.SocketStream) -> None:
         s = self.settings

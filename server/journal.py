@@ -86,7 +86,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.journal")
 
 CHECKPOINT_SECONDS = 1.0  # how often the WAL is copied into the database, at most
-WAL_PAGES = 1000  # past this many pages in the WAL, the next checkpoint empties it
+WAL_PAGES = 10_000  # past this many pages (40 MiB) in the WAL, the next checkpoint empties it
 LOOP_LOCK_WAIT_MS = 20  # a commit on the event loop waits this long for a lock, at most
 LOCK_WAIT_SECONDS = 5.0  # then a worker thread waits this long before the commit fails
 RECORD_PART = 1500  # journal entries per record message (well within a frame)

@@ -222,9 +222,13 @@ class Lobby:
             table = self.tables.get(table_id)
             if table is not None:
                 await self._to_table(table, Command(player, "disconnected"))
+        created = False
         for table in list(self.tables.values()):
             if table.creator is player:
+                created = True
                 self._table_changed(table)  # a waiting table of an absent creator may go
+        if not player.tables and not created:
+            self.players.forget(player)  # nothing to come back to: the registry stays small
 
     async def leave_all(self, player: Player) -> None:
         """``bye``: the player stands up from every table (seats in play go to house bots)."""

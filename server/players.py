@@ -111,28 +111,46 @@ class Player:
 
 
 class PlayerRegistry:
-    """Every player this server knows, by id and by token."""
+    """Every player this server knows, by id, by token and by name."""
 
     def __init__(self) -> None:
         self._by_id: dict[int, Player] = {}
         self._by_token: dict[str, Player] = {}
+        self._by_name: dict[str, list[Player]] = {}  # casefolded name -> its players
         self._next_id = 1
 
     def new(self, name: str, kind: str) -> Player:
         """A new player with a fresh secret token (128 random bits)."""
         player = Player(self._next_id, name, kind, secrets.token_hex(16))
         self._next_id += 1
-        self._by_id[player.id] = player
-        self._by_token[player.token] = player
+        self._add(player)
         return player
 
     def restore(self, player_id: int, name: str, kind: str, token: str) -> Player:
         """Bring back a player known from an earlier run of the server."""
         player = Player(player_id, name, kind, token)
-        self._by_id[player_id] = player
-        self._by_token[token] = player
+        self._add(player)
         self._next_id = max(self._next_id, player_id + 1)
         return player
+
+    def _add(self, player: Player) -> None:
+        self._by_id[player.id] = player
+        self._by_token[player.token] = player
+        self._by_name.setdefault(player.name.casefold(), []).append(player)
+
+    def rename(self, player: Player, name: str) -> None:
+        """A resumed player's name is the one of its new hello."""
+        self._unname(player)
+        player.name = name
+        self._by_name.setdefault(name.casefold(), []).append(player)
+
+    def _unname(self, player: Player) -> None:
+        folded = player.name.casefold()
+        named = self._by_name.get(folded, [])
+        if player in named:
+            named.remove(player)
+        if not named:
+            self._by_name.pop(folded, None)
 
     def by_token(self, token: str) -> Player | None:
         return self._by_token.get(token)
@@ -142,14 +160,15 @@ class PlayerRegistry:
 
     def name_in_use(self, name: str, *, besides: Player | None = None) -> bool:
         """True if a connected player other than ``besides`` has this name (any case)."""
-        folded = name.casefold()
-        return any(p.connected and p is not besides and p.name.casefold() == folded
-                   for p in self._by_id.values())
+        return any(p.connected and p is not besides
+                   for p in self._by_name.get(name.casefold(), ()))
 
     def forget(self, player: Player) -> None:
-        """Drop a disconnected player who sits nowhere."""
+        """Drop a player who is gone and has nothing to come back to (no seat, no table
+        of its own): its token no longer resumes anything."""
         self._by_id.pop(player.id, None)
         self._by_token.pop(player.token, None)
+        self._unname(player)
 
     def connected(self) -> Iterator[Player]:
         return (p for p in self._by_id.values() if p.connected)

@@ -69,6 +69,7 @@ class ServerSession:
         self._wake_writer = trio.Event()  # bytes wait for the socket, or the outbox closed
         self._lost = False  # the socket failed: nothing more is written
         self._done = False  # the session is ending: the flusher writes nothing more
+        self.heard_at = trio.current_time()  # when the client last sent something
         self.address = address
         s = hall.settings
         self.conn = Connection(SERVER, max_frame=s.max_frame)
@@ -155,7 +156,6 @@ class ServerSession:
             return None  # anything else cannot happen before the hello
 
     async def _reader(self) -> None:
-        s = self.hall.settings
         assert self.player is not None
         while True:
             try:
@@ -166,16 +166,12 @@ class ServerSession:
                     return
                 continue
             if event is NEED_DATA:
-                data = b""
-                with trio.move_on_after(s.idle_seconds) as idle:
-                    try:
-                        data = bytes(await self.stream.receive_some(READ_SIZE))
-                    except (trio.BrokenResourceError, trio.ClosedResourceError):
-                        return  # the connection was reset: a lost connection
-                if idle.cancelled_caught:
-                    self._queue(fatal("idle_timeout", f"nothing received for "
-                                                      f"{s.idle_seconds:g} s"))
-                    return
+                # (no timeout here: the hall's watchdog closes a session idle too long)
+                try:
+                    data = bytes(await self.stream.receive_some(READ_SIZE))
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    return  # the connection was reset: a lost connection
+                self.heard_at = trio.current_time()
                 self.conn.receive_data(data)
                 continue
             if event is CLOSED or event is PAUSED:
@@ -308,6 +304,13 @@ class ServerSession:
         self._closing = fatal("slow_consumer", "your client does not read fast enough")
         if self._cancel is not None:
             self._cancel.cancel()
+
+    def check_idle(self, now: float) -> None:
+        """Close the session if its client has been silent for the idle timeout (the
+        hall's watchdog calls this: one timer for every connection, not one per read)."""
+        idle = self.hall.settings.idle_seconds
+        if self.player is not None and now - self.heard_at >= idle:
+            self.close(fatal("idle_timeout", f"nothing received for {idle:g} s"))
 
     def close(self, message: ErrorMessage) -> None:
         """Close this session from outside (shutdown, replaced by a resumed session): the

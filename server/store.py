@@ -38,7 +38,7 @@ SYNCHRONOUS = "NORMAL"  # the default; "FULL" with the fsync setting
 EXPORT_FORMAT = "rummyhall-game"
 EXPORT_VERSION = 1
 MEMORY = ":memory:"
-WAL_SIZE_LIMIT = 16 * 2**20  # bytes the WAL file keeps when it starts again (server)
+WAL_SIZE_LIMIT = 64 * 2**20  # bytes the WAL file keeps when it starts again (server)
 
 Statement = tuple[str, Sequence[Any]]
 

@@ -99,6 +99,21 @@ def timeout_action(game: Game, seat: int) -> SeatAction:
     return Discard(seat, card)
 
 
+_WIRE_OF: dict[SeatAction, dict[str, Any]] = {}
+_WIRE_CACHE = 20_000  # actions remembered (a few kilobytes each at most)
+
+
+def _legal_wire(action: SeatAction) -> dict[str, Any]:
+    """The wire form of a legal action, remembered: the same discards, knocks and draws
+    come up in prompt after prompt. The maps are shared: nothing may change them."""
+    wire = _WIRE_OF.get(action)
+    if wire is None:
+        if len(_WIRE_OF) >= _WIRE_CACHE:
+            _WIRE_OF.clear()
+        wire = _WIRE_OF[action] = action_to_wire(action)
+    return wire
+
+
 class TableError(Exception):
     """A lobby request the table refuses: ``code`` is the protocol's error code."""
 
@@ -230,8 +245,11 @@ class Table:
             while not self.closed:
                 wake = min(self.deadline, self.bot_due, self.pause_until, self._grace_due())
                 command: Command | None = None
-                with trio.move_on_at(wake):
+                if wake == math.inf:  # no timer: no cancel scope to set up and tear down
                     command = await self._receive.receive()
+                else:
+                    with trio.move_on_at(wake):
+                        command = await self._receive.receive()
                 if command is not None:
                     await self._handle(command)
                 else:
@@ -515,7 +533,7 @@ class Table:
 
     def _send_your_turn(self, player: Player, seat: int, left: int | None) -> None:
         assert self.game is not None
-        legal = tuple(action_to_wire(a) for a in self.game.legal_actions())
+        legal = tuple(_legal_wire(a) for a in self.game.legal_actions())
         player.send(YourTurn(table=self.id, move=self.game.move_number, legal=legal,
                              time_left_ms=left))
 

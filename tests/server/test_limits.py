@@ -19,6 +19,7 @@ from rummyhall.protocol import (
     CreateTable,
     Error,
     Hello,
+    Join,
     ListTables,
     Ok,
     Ping,
@@ -244,3 +245,35 @@ async def test_graceful_shutdown_tells_every_client(settings: Settings) -> None:
     assert fatal_codes(await raw.receive_until_closed()) == ["server_shutdown"]
     with pytest.raises(OSError):
         await trio.open_tcp_stream("127.0.0.1", port)
+
+
+async def test_a_player_with_nothing_to_come_back_to_is_forgotten(hall: Hall) -> None:
+    """The registry does not grow with every connection the server ever had: a player who
+    leaves without a seat or a table of its own is forgotten (its token starts afresh);
+    one whose connection dropped while it sat somewhere is kept, and resumes."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="passer") as passer:
+        token = passer.token  # (a clean close says bye: the player leaves everything)
+    assert token is not None
+    sitter = await RawClient.connect(hall.port)
+    welcome = await sitter.hello("sitter")
+    assert isinstance(welcome, Welcome)
+    kept = welcome.session.token
+    await sitter.send(CreateTable(game="gin", players=2, id=1))
+    created = await sitter.receive()
+    assert isinstance(created, Ok) and created.table is not None
+    await sitter.send(Join(table=created.table, seat=0, id=2))
+    while not isinstance(await sitter.receive(), Ok):
+        pass
+    await sitter.aclose()  # the connection drops: the seat is held for the grace period
+    await wait_for(lambda: not any(p.connected for p in hall.lobby.players.connected()),
+                   timeout=5)
+    await wait_for(lambda: hall.lobby.players.by_token(token) is None, timeout=5)
+    await trio.sleep(0.1)  # the lobby has heard of the drop
+    assert hall.lobby.players.by_token(kept) is not None
+    for name, key, resumed in (("passer", token, False), ("sitter", kept, True)):
+        raw = await RawClient.connect(hall.port)
+        await raw.send(Hello(versions=(1,), name=name, kind="person", token=key))
+        welcome = await raw.receive()
+        assert isinstance(welcome, Welcome) and welcome.session.resumed is resumed
+        await raw.aclose()
