@@ -60,7 +60,7 @@ _CONNECTION = _codes(
     ("too_many_connections", True, "this address has too many connections already"),
     ("server_shutdown", True, "the server is shutting down"),
     ("internal_error", False, "the server failed to handle the request (a bug); nothing "
-                              "changed"),
+                              "changed, unless the message says the table was stopped"),
 )
 
 # Codes of the lobby and the tables, answered to a request.

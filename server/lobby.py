@@ -91,12 +91,12 @@ class Lobby:
             await trio.sleep(self.settings.update_interval)
             self._dirty_event = trio.Event()
             dirty, self._dirty = self._dirty, {}
-            updates = [Prepared(TableRemoved(table=table_id)) if table is None
-                       else Prepared(TableUpdate(info=table.info()))
-                       for table_id, table in dirty.items()]
+            # one outbox entry for the whole round, however many tables changed
+            updates = Prepared(*(TableRemoved(table=table_id) if table is None
+                                 else TableUpdate(info=table.info())
+                                 for table_id, table in dirty.items()))
             for n, player in enumerate(list(self.players.connected())):
-                for update in updates:
-                    player.send(update)
+                player.send(updates)
                 if n % UPDATE_CHUNK == UPDATE_CHUNK - 1:
                     # let the tables run between chunks: each queued write is a system
                     # call, and a thousand of them at once would stall every game

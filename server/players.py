@@ -17,17 +17,21 @@ from rummyhall.protocol import MAX_SERVER_FRAME, Message, encode_frame
 
 
 class Prepared:
-    """A push message encoded once, for many connections (table updates, events, turns).
+    """Push messages encoded once, for many connections (table updates, events, turns).
 
     Only messages a server may push to any connection in the READY state are prepared;
-    the writer sends their bytes as they are.
+    they take one place in an outbox, and their bytes are written as they are.
     """
 
-    __slots__ = ("data", "message")
+    __slots__ = ("data", "messages")
 
-    def __init__(self, message: Message) -> None:
-        self.message = message
-        self.data = encode_frame(msgpack.packb(message.to_wire()), MAX_SERVER_FRAME)
+    def __init__(self, *messages: Message) -> None:
+        self.messages = messages
+        if len(messages) == 1:
+            self.data = encode_frame(msgpack.packb(messages[0].to_wire()), MAX_SERVER_FRAME)
+        else:
+            self.data = b"".join(encode_frame(msgpack.packb(m.to_wire()), MAX_SERVER_FRAME)
+                                 for m in messages)
 
 
 Outgoing = Message | Prepared

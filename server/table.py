@@ -123,6 +123,18 @@ class TableError(Exception):
         self.message = message
 
 
+class TableBroken(Exception):
+    """A failure after an action changed the game: the table cannot go on consistently.
+
+    The table stops (as a table that failed: its journal is kept, and a restart brings it
+    back from its last committed action). ``answered``: the action's ``ok`` went out.
+    """
+
+    def __init__(self, message: str, *, answered: bool) -> None:
+        super().__init__(message)
+        self.answered = answered
+
+
 @dataclass
 class Command:
     """A request for a table: ``message`` from ``player`` (None: the server itself)."""
@@ -307,7 +319,14 @@ class Table:
             if isinstance(message, ActionMessage):
                 self._prompt_again(player)  # the legal alternatives and the current move
             return
-        except Exception:  # a bug: the rules engine changed nothing; the table goes on
+        except TableBroken as exc:
+            if not exc.answered:  # (one reply per request: after its ok, the table's
+                player.send(ErrorMessage(  # removal tells the rest)
+                    code="internal_error", message="the server failed after accepting "
+                    "this action; the table is stopped (a restart of the server brings "
+                    "it back)", fatal=False, id=request_id))
+            raise  # the run loop stops the table
+        except Exception:  # a bug before anything changed: the table goes on
             log.exception("table %s: failed to handle %r", self.id, message)
             player.send(ErrorMessage(code="internal_error", message="the server failed to "
                                      "handle this request; nothing changed", fatal=False,
@@ -469,13 +488,19 @@ class Table:
             events = self.game.apply(action)
         except RulesError as exc:
             raise TableError(exc.code, str(exc)) from None
-        self.journal.append(action)
-        if self.before_broadcast is not None:
-            await self.before_broadcast(self, action)
-        if accepted is not None:
-            accepted()
-        self._broadcast(events)
-        await self._advance()
+        answered = False
+        try:
+            self.journal.append(action)
+            if self.before_broadcast is not None:
+                await self.before_broadcast(self, action)
+            if accepted is not None:
+                accepted()
+                answered = True
+            self._broadcast(events)
+            await self._advance()
+        except Exception as exc:  # the game has changed: it cannot simply go on
+            raise TableBroken(f"table {self.id} failed after {action!r}",
+                              answered=answered) from exc
 
     async def _advance(self) -> None:
         """Play chance (shuffles) and prompt the seat to move; end the game when it ends."""

@@ -12,6 +12,7 @@ from players import play_seat
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import open_session
+from rummyhall.protocol import MAX_SERVER_FRAME, encode_frame
 from rummyhall.rules import Card, CardError, Phase
 from rummyhall.server import Hall
 from rummyhall.server.players import Outbox, Outgoing, Player, Prepared
@@ -69,15 +70,18 @@ async def test_no_frame_shows_another_hand_or_the_stock(hall: Hall,
     def recording_put(self: Outbox, outgoing: Outgoing) -> bool:
         owner = next((p for p in hall.lobby.players.connected() if p.outbox is self), None)
         if owner is not None:
-            message = outgoing.message if isinstance(outgoing, Prepared) else outgoing
-            if isinstance(outgoing, Prepared):  # the bytes sent are the message's
-                assert outgoing.data[4:] == msgpack.packb(message.to_wire())
-            shown = set(cards_in(message.to_wire()))
-            leaked = shown & hidden_from(hall, owner)
-            frames.append((owner.name, message.type))
-            if leaked:
-                leaks.append(f"{owner.name} got {message.type} with "
-                             f"{sorted(str(Card(c)) for c in leaked)}")
+            messages = outgoing.messages if isinstance(outgoing, Prepared) else (outgoing,)
+            if isinstance(outgoing, Prepared):  # the bytes sent are the messages'
+                assert outgoing.data == b"".join(
+                    encode_frame(msgpack.packb(m.to_wire()), MAX_SERVER_FRAME)
+                    for m in messages)
+            for message in messages:
+                shown = set(cards_in(message.to_wire()))
+                leaked = shown & hidden_from(hall, owner)
+                frames.append((owner.name, message.type))
+                if leaked:
+                    leaks.append(f"{owner.name} got {message.type} with "
+                                 f"{sorted(str(Card(c)) for c in leaked)}")
         return original(self, outgoing)
 
     monkeypatch.setattr(Outbox, "put", recording_put)

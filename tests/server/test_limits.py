@@ -25,6 +25,7 @@ from rummyhall.protocol import (
     Ping,
     Pong,
     Tables,
+    TableUpdate,
     Watch,
     Welcome,
 )
@@ -277,3 +278,25 @@ async def test_a_player_with_nothing_to_come_back_to_is_forgotten(hall: Hall) ->
         welcome = await raw.receive()
         assert isinstance(welcome, Welcome) and welcome.session.resumed is resumed
         await raw.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(send_queue=8, update_interval=0.3)])
+async def test_a_lobby_round_takes_one_place_in_a_queue(hall: Hall, settings: Settings
+                                                        ) -> None:
+    """The lobby's updates of one round go out as one entry of each client's queue: a
+    round with more changed tables than the queue holds does not drop anybody."""
+    assert hall.port
+    watcher = await RawClient.connect(hall.port)
+    await watcher.hello("watcher")
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        for _ in range(20):  # all within one update interval
+            await maker.create_table("gin", 2)
+        seen: set[int] = set()
+        while len(seen) < 20:
+            message = await watcher.receive()
+            if isinstance(message, TableUpdate):
+                seen.add(message.info.table)
+        await watcher.send(Ping(id=1))
+        while not isinstance(await watcher.receive(), Pong):
+            pass
+    await watcher.aclose()

@@ -12,8 +12,9 @@ from players import play_seat, wait_for
 from rummyhall.bots import SimpleBot
 from rummyhall.client import RequestRefused, Session, open_session
 from rummyhall.protocol import ActionMessage, LocalProtocolError
-from rummyhall.rules import Discard, DrawStock, Knock
+from rummyhall.rules import Action, Discard, DrawStock, Knock
 from rummyhall.server import Hall, Settings
+from rummyhall.server.table import Table
 
 
 async def gin_table(session: Session, *, bot_seat: int = 1, **options: object) -> int:
@@ -236,3 +237,28 @@ async def test_an_absent_player_is_replaced_after_the_grace_period(
             assert seat.stand_in is None and seat.player is not None
             assert seat.player.id == again.player_id
             await play_seat(again, table, SimpleBot())
+
+
+async def test_a_failure_after_an_action_stops_only_that_table(hall: Hall) -> None:
+    """A bug met once an action has changed the game stops that table (it is kept for a
+    restart): the sender hears so, and the server and its other tables go on."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        broken = await gin_table(ada)
+        other = await gin_table(ada)
+        table = hall.lobby.tables[broken]
+        journal = table.before_broadcast
+        assert journal is not None
+
+        async def failing(t: Table, action: Action) -> None:
+            raise RuntimeError("a bug")  # before the action's ok: after the game changed
+
+        await my_turn(ada, broken)
+        table.before_broadcast = failing
+        state = ada.tables[broken]
+        with pytest.raises(RequestRefused) as info:
+            await ada.act(broken, next(a for a in state.legal if a.kind == "pass"))
+        assert info.value.code == "internal_error" and "stopped" in info.value.message
+        await wait_for(lambda: broken not in hall.lobby.tables)
+        assert table.failed
+        await play_seat(ada, other, SimpleBot())  # the other table plays to its end
