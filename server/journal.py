@@ -179,7 +179,7 @@ class Journal:
         """Open the settings' data file; :class:`StoreError` when it cannot be used."""
         store = await trio.to_thread.run_sync(
             functools.partial(Store.open, settings.data, fsync=settings.fsync,
-                              autocheckpoint=False))
+                              autocheckpoint=False, exclusive=True))
         journal = cls(store, settings)
         if not journal._in_thread:
             store.wait_for_locks(LOOP_LOCK_WAIT_MS)

@@ -30,7 +30,12 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+if sys.platform == "win32":
+    import msvcrt
+else:
+    import fcntl
 
 APPLICATION_ID = 0x52484C31  # "RHL1": marks the file as a Rummy Hall database
 SCHEMA_VERSION = 2
@@ -38,6 +43,7 @@ SYNCHRONOUS = "NORMAL"  # the default; "FULL" with the fsync setting
 EXPORT_FORMAT = "rummyhall-game"
 EXPORT_VERSION = 1
 MEMORY = ":memory:"
+LOCK_SUFFIX = ".lock"  # the server's lock file, beside the data file
 WAL_SIZE_LIMIT = 64 * 2**20  # bytes the WAL file keeps when it starts again (server)
 
 Statement = tuple[str, Sequence[Any]]
@@ -143,6 +149,7 @@ class Store:
         self.conn = conn
         self.path = path
         self._reader: sqlite3.Connection | None = None
+        self._lock: IO[bytes] | None = None  # the server lock (see _server_lock)
 
     @property
     def reader(self) -> sqlite3.Connection:
@@ -168,11 +175,14 @@ class Store:
 
     @classmethod
     def open(cls, setting: str, *, create: bool = True, max_pages: int | None = None,
-             fsync: bool = False, autocheckpoint: bool = True) -> Store:
+             fsync: bool = False, autocheckpoint: bool = True,
+             exclusive: bool = False) -> Store:
         """Open (and create or migrate) the file; :class:`StoreError` if it cannot be used.
 
         Nothing is left behind when a new file cannot be created completely. Without
         ``autocheckpoint`` a commit never checkpoints: call :meth:`checkpoint`.
+        ``exclusive`` (the server): hold the file's server lock until :meth:`close`, or
+        fail if another server holds it.
         """
         path = data_path(setting)
         memory = path == MEMORY
@@ -190,6 +200,7 @@ class Store:
                 except OSError as exc:
                     raise StoreError(f"cannot create the data directory of {path}: "
                                      f"{exc.strerror or exc}") from None
+        lock = _server_lock(path) if exclusive and not memory else None
         conn: sqlite3.Connection | None = None
         try:
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -202,6 +213,7 @@ class Store:
                 conn.execute("PRAGMA wal_autocheckpoint = 0")
                 # each time the WAL starts again, a file grown past this shrinks back
                 conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
+            store._lock, lock = lock, None  # the store holds it from here
             return store
         except StoreError:
             if conn is not None:
@@ -215,6 +227,12 @@ class Store:
             if not existed:
                 _remove_quietly(path)
             raise StoreError(_explain(path, exc)) from None
+        finally:
+            if lock is not None:  # not handed to a store: nothing was opened
+                lock.close()
+                if not existed:
+                    with contextlib.suppress(OSError):
+                        os.remove(path + LOCK_SUFFIX)
 
     @staticmethod
     def _check_header(path: str) -> None:
@@ -270,11 +288,15 @@ class Store:
             raise
 
     def close(self) -> None:
-        """Close both connections (the last one checkpoints and removes the WAL)."""
+        """Close both connections (the last one checkpoints and removes the WAL), then
+        let go of the server lock."""
         with contextlib.suppress(sqlite3.Error):
             if self._reader is not None:
                 self._reader.close()
             self.conn.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def checkpoint(self, *, writer: bool = False) -> tuple[int, int]:
         """Copy the WAL's committed pages into the database, without waiting for anyone
@@ -441,6 +463,37 @@ def _no_space(path: str) -> bool:
         return shutil.disk_usage(os.path.dirname(os.path.abspath(path))).free < 1 << 20
     except OSError:
         return False
+
+
+def _server_lock(path: str) -> IO[bytes]:
+    """Take the lock that keeps a second server off the data file ``path``: an advisory
+    lock on a file beside it, released by the system when the process ends in any way
+    (a crash included). Raises :class:`StoreError` naming the holder's process."""
+    lock_path = path + LOCK_SUFFIX
+    try:
+        f = open(lock_path, "a+b")  # noqa: SIM115 (held until Store.close)
+    except OSError as exc:
+        raise StoreError(f"cannot create {lock_path}: {exc.strerror or exc}") from None
+    try:
+        f.seek(0)
+        if sys.platform == "win32":
+            msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = ""
+        with contextlib.suppress(OSError):
+            f.seek(0)
+            holder = f.read(32).decode(errors="replace").strip()
+        f.close()
+        raise StoreError(f"{path} is in use by another rummyhall server"
+                         + (f" (process {holder})" if holder.isdigit() else "")
+                         + ": stop it first, or give another --data file") from None
+    f.seek(0)
+    f.truncate()
+    f.write(str(os.getpid()).encode())
+    f.flush()
+    return f
 
 
 def _remove_quietly(path: str) -> None:

@@ -233,3 +233,22 @@ async def test_a_lock_held_by_another_program_does_not_stall_the_server(tmp_path
 def _release_later(conn: sqlite3.Connection, seconds: float) -> None:
     time.sleep(seconds)
     conn.execute("COMMIT")
+
+
+def test_one_server_per_data_file(tmp_path: Path) -> None:
+    """A second server on a file in use stops at once, naming the first one's process;
+    once the first has let go (a crash would do too), the file opens again."""
+    data = tmp_path / "hall.sqlite3"
+    first = Store.open(str(data), exclusive=True)
+    try:
+        with pytest.raises(StoreError, match=f"in use by another rummyhall server "
+                                             f"\\(process {os.getpid()}\\)"):
+            Store.open(str(data), exclusive=True)
+        done = run_serve(data)
+        assert done.returncode == 1
+        assert "in use by another rummyhall server" in done.stderr
+        assert "Traceback" not in done.stderr
+        Store.open(str(data)).close()  # the commands that only read still open it
+    finally:
+        first.close()
+    Store.open(str(data), exclusive=True).close()
