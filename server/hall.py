@@ -28,6 +28,7 @@ from .session import ServerSession, fatal
 log = logging.getLogger("rummyhall.server")
 
 IDLE_CHECK = 0.05  # the idle watchdog looks every 5% of the idle timeout
+FORGET_EVERY = 600.0  # seconds between two sweeps of long-gone players
 
 
 class Hall:
@@ -70,6 +71,7 @@ class Hall:
             if old is not None and old is not session:
                 old.close(fatal("session_replaced", "you connected again elsewhere"))
         self._by_player[player.id] = session
+        player.gone_since = None
         log.info("%s: %s %r (%s) player %s", session.address,
                  "resumed" if resumed else "hello", hello.name, hello.kind, player.id)
         return player, resumed
@@ -79,6 +81,7 @@ class Hall:
         if self._by_player.get(player.id) is session:
             del self._by_player[player.id]
             player.outbox = None
+            player.gone_since = trio.current_time()
             return True
         return False
 
@@ -152,13 +155,17 @@ class Hall:
     async def _watch_idle(self) -> None:
         """Close the sessions whose clients have been silent for ``idle_seconds``
         (checked every :data:`IDLE_CHECK` of that time: a session may live that much
-        longer)."""
+        longer), and now and then forget the players long gone."""
         period = self.settings.idle_seconds * IDLE_CHECK
+        swept = trio.current_time()
         while True:
             await trio.sleep(period)
             now = trio.current_time()
             for session in list(self.sessions):
                 session.check_idle(now)
+            if now - swept >= FORGET_EVERY:  # (the same watchdog keeps the registry small)
+                swept = now
+                self.lobby.forget_stale(now)
 
     async def _handle(self, stream: trio.SocketStream) -> None:
         s = self.settings

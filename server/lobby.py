@@ -48,6 +48,7 @@ log = logging.getLogger("rummyhall.lobby")
 
 REPLY_WAIT = 30.0  # seconds a session waits for a table to handle its request, at most
 UPDATE_CHUNK = 32  # clients told of lobby changes between two turns of the tables
+TOKEN_SECONDS = 24 * 3600  # a player gone this long with nothing left here is forgotten
 
 
 class Lobby:
@@ -222,13 +223,23 @@ class Lobby:
             table = self.tables.get(table_id)
             if table is not None:
                 await self._to_table(table, Command(player, "disconnected"))
-        created = False
         for table in list(self.tables.values()):
             if table.creator is player:
-                created = True
                 self._table_changed(table)  # a waiting table of an absent creator may go
-        if not player.tables and not created:
-            self.players.forget(player)  # nothing to come back to: the registry stays small
+
+    def forget_stale(self, now: float) -> int:
+        """Forget the players gone for longer than a token must last (docs/protocol.md,
+        section 4: 24 hours) who have nothing left here: no seat, not even one they left,
+        no table of their own, nothing they watch. The number forgotten."""
+        kept = {id(t.creator) for t in self.tables.values()}
+        for table in self.tables.values():
+            kept.update(id(s.player) for s in table.seats if s.player is not None)
+            kept.update(id(p) for p in table.spectators)
+        stale = [p for p in self.players.gone_before(now - TOKEN_SECONDS)
+                 if id(p) not in kept and not p.tables]
+        for player in stale:
+            self.players.forget(player)
+        return len(stale)
 
     async def leave_all(self, player: Player) -> None:
         """``bye``: the player stands up from every table (seats in play go to house bots)."""

@@ -101,6 +101,7 @@ class Player:
         self.token = token
         self.outbox: Outbox | None = None
         self.tables: set[int] = set()  # tables where this player sits or watches
+        self.gone_since: float | None = None  # when its last connection ended
 
     @property
     def connected(self) -> bool:
@@ -168,14 +169,19 @@ class PlayerRegistry:
                    for p in self._by_name.get(name.casefold(), ()))
 
     def forget(self, player: Player) -> None:
-        """Drop a player who is gone and has nothing to come back to (no seat, no table
-        of its own): its token no longer resumes anything."""
+        """Drop a player who is gone and has nothing to come back to (the lobby decides):
+        its token no longer resumes anything."""
         self._by_id.pop(player.id, None)
         self._by_token.pop(player.token, None)
         self._unname(player)
 
     def connected(self) -> Iterator[Player]:
         return (p for p in self._by_id.values() if p.connected)
+
+    def gone_before(self, when: float) -> list[Player]:
+        """The players not connected whose last connection ended before ``when``."""
+        return [p for p in self._by_id.values() if not p.connected
+                and p.gone_since is not None and p.gone_since < when]
 
     def __len__(self) -> int:
         return len(self._by_id)

@@ -115,6 +115,7 @@ class ServerSession:
             return
         player, resumed = self.hall.admit(hello, self)
         self.player = player
+        self.heard_at = trio.current_time()  # (saying hello took part of the handshake)
         welcome = Welcome(version=self.conn.version or 1, server=s.name, limits=self.limits,
                           features=FEATURES, session=Session(player=player.id,
                                                              token=player.token,
@@ -309,7 +310,8 @@ class ServerSession:
         """Close the session if its client has been silent for the idle timeout (the
         hall's watchdog calls this: one timer for every connection, not one per read)."""
         idle = self.hall.settings.idle_seconds
-        if self.player is not None and now - self.heard_at >= idle:
+        if self.player is not None and self._closing is None and not self._done \
+                and now - self.heard_at >= idle:
             self.close(fatal("idle_timeout", f"nothing received for {idle:g} s"))
 
     def close(self, message: ErrorMessage) -> None:

@@ -44,6 +44,7 @@ EXPORT_FORMAT = "rummyhall-game"
 EXPORT_VERSION = 1
 MEMORY = ":memory:"
 LOCK_SUFFIX = ".lock"  # the server's lock file, beside the data file
+LOCK_BYTE = 64  # the byte locked on Windows (the process id is written before it)
 WAL_SIZE_LIMIT = 64 * 2**20  # bytes the WAL file keeps when it starts again (server)
 
 Statement = tuple[str, Sequence[Any]]
@@ -229,10 +230,10 @@ class Store:
             raise StoreError(_explain(path, exc)) from None
         finally:
             if lock is not None:  # not handed to a store: nothing was opened
-                lock.close()
-                if not existed:
+                if not existed:  # (removed while still held: nobody else takes it meanwhile)
                     with contextlib.suppress(OSError):
                         os.remove(path + LOCK_SUFFIX)
+                _release(lock)
 
     @staticmethod
     def _check_header(path: str) -> None:
@@ -295,7 +296,7 @@ class Store:
                 self._reader.close()
             self.conn.close()
         if self._lock is not None:
-            self._lock.close()
+            _release(self._lock)
             self._lock = None
 
     def checkpoint(self, *, writer: bool = False) -> tuple[int, int]:
@@ -475,8 +476,8 @@ def _server_lock(path: str) -> IO[bytes]:
     except OSError as exc:
         raise StoreError(f"cannot create {lock_path}: {exc.strerror or exc}") from None
     try:
-        f.seek(0)
-        if sys.platform == "win32":
+        if sys.platform == "win32":  # one byte past the process id, which stays readable
+            f.seek(LOCK_BYTE)
             msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
         else:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -494,6 +495,15 @@ def _server_lock(path: str) -> IO[bytes]:
     f.write(str(os.getpid()).encode())
     f.flush()
     return f
+
+
+def _release(lock: IO[bytes]) -> None:
+    """Let go of the server lock (Windows wants its byte unlocked before the close)."""
+    with contextlib.suppress(OSError):
+        if sys.platform == "win32":
+            lock.seek(LOCK_BYTE)
+            msvcrt.locking(lock.fileno(), msvcrt.LK_UNLCK, 1)
+    lock.close()
 
 
 def _remove_quietly(path: str) -> None:

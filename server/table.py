@@ -322,9 +322,8 @@ class Table:
         except TableBroken as exc:
             if not exc.answered:  # (one reply per request: after its ok, the table's
                 player.send(ErrorMessage(  # removal tells the rest)
-                    code="internal_error", message="the server failed after accepting "
-                    "this action; the table is stopped (a restart of the server brings "
-                    "it back)", fatal=False, id=request_id))
+                    code="internal_error", message="the server failed while handling "
+                    "this action, and the table is stopped", fatal=False, id=request_id))
             raise  # the run loop stops the table
         except Exception:  # a bug before anything changed: the table goes on
             log.exception("table %s: failed to handle %r", self.id, message)
@@ -450,7 +449,11 @@ class Table:
         player.send(Ok(id=msg.id, table=self.id))
         for p, index in self.audience():
             self._send_snapshot(p, index)
-        await self._advance()
+        try:
+            await self._advance()
+        except Exception as exc:  # the game has begun: it cannot simply go on
+            raise TableBroken(f"table {self.id} failed starting its game",
+                              answered=True) from exc
 
     async def _resync(self, player: Player, msg: Resync) -> None:
         seat = self.seat_of(player)

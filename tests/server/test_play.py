@@ -262,3 +262,21 @@ async def test_a_failure_after_an_action_stops_only_that_table(hall: Hall) -> No
         await wait_for(lambda: broken not in hall.lobby.tables)
         assert table.failed
         await play_seat(ada, other, SimpleBot())  # the other table plays to its end
+
+
+async def test_a_failure_starting_a_game_stops_the_table_after_one_reply(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        table_id = await ada.create_table("gin", 2)
+        await ada.add_bot(table_id, 1, "simple")
+        await ada.join(table_id, 0)
+        table = hall.lobby.tables[table_id]
+
+        async def failing(t: Table, action: Action) -> None:
+            raise RuntimeError("a bug")  # the first shuffle cannot be journalled
+
+        table.before_broadcast = failing
+        await ada.start(table_id)  # its ok went out before the shuffle: the one reply
+        await wait_for(lambda: table_id not in hall.lobby.tables)
+        assert table.failed
+        await ada.ping()  # the connection and the server are fine
