@@ -40,6 +40,7 @@ class Hall:
         self.flusher = Flusher()
         self.sessions: set[ServerSession] = set()
         self._by_player: dict[int, ServerSession] = {}
+        self._welcoming: dict[str, Player] = {}  # names of players being welcomed
         self._per_address: Counter[str] = Counter()
         self.port: int | None = None
         self.closing = False
@@ -51,9 +52,17 @@ class Hall:
     def check_name(self, hello: Hello) -> ErrorMessage | None:
         """The fatal error for a hello whose name is taken, or None."""
         resumed = self.lobby.players.by_token(hello.token) if hello.token else None
-        if self.lobby.players.name_in_use(hello.name, besides=resumed):
+        claimant = self._welcoming.get(hello.name.casefold())
+        if self.lobby.players.name_in_use(hello.name, besides=resumed) or (
+                claimant is not None and claimant is not resumed):
             return fatal("name_taken", f"the name {hello.name!r} is in use")
         return None
+
+    def welcomed(self, player: Player) -> None:
+        """``player``'s session is connected (or gave up): its name needs no claim now."""
+        folded = player.name.casefold()
+        if self._welcoming.get(folded) is player:
+            del self._welcoming[folded]
 
     def admit(self, hello: Hello, session: ServerSession) -> tuple[Player, bool]:
         """The player of a new session: resumed with its token, or new.
@@ -72,6 +81,9 @@ class Hall:
                 old.close(fatal("session_replaced", "you connected again elsewhere"))
         self._by_player[player.id] = session
         player.gone_since = None
+        # until its welcome is out and its outbox open (it counts as connected then), the
+        # name is claimed: a hello of the same name arriving meanwhile is refused
+        self._welcoming[player.name.casefold()] = player
         log.info("%s: %s %r (%s) player %s", session.address,
                  "resumed" if resumed else "hello", hello.name, hello.kind, player.id)
         return player, resumed

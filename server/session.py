@@ -125,6 +125,7 @@ class ServerSession:
             self._cancel = nursery.cancel_scope
             outbox = player.outbox = self._outbox = Outbox(
                 s.send_queue, self._overflow, self._flush, self.hall.flusher.schedule)
+            self.hall.welcomed(player)
             written = trio.Event()
             nursery.start_soon(self._writer, outbox, written)
             await self.hall.lobby.connected(player)
@@ -323,6 +324,8 @@ class ServerSession:
     async def _finish(self) -> None:
         player = self.player
         self._done = True  # from here only the last message below is written
+        if player is not None:
+            self.hall.welcomed(player)  # (a welcome that never went out claims nothing)
         if self._outbox is not None:
             self._outbox.close()  # only our own: a newer session may own player.outbox now
         with trio.CancelScope(shield=True):

@@ -302,3 +302,24 @@ async def test_a_lobby_round_takes_one_place_in_a_queue(hall: Hall, settings: Se
         while not isinstance(await watcher.receive(), Pong):
             pass
     await watcher.aclose()
+
+
+async def test_one_name_one_player_even_when_hellos_race(hall: Hall) -> None:
+    """Hellos of one name arriving together: one welcome, every other one name_taken."""
+    assert hall.port
+    port = hall.port
+    results: list[str] = []
+    clients: list[RawClient] = []
+
+    async def hello() -> None:
+        raw = await RawClient.connect(port)
+        clients.append(raw)
+        reply = await raw.hello("twin")
+        results.append(reply.code if isinstance(reply, Error) else reply.type)
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(12):
+            nursery.start_soon(hello)
+    for raw in clients:
+        await raw.aclose()
+    assert sorted(results) == ["name_taken"] * 11 + ["welcome"], results
