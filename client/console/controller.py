@@ -29,7 +29,7 @@ from rummyhall.rules import (
     view_meld_rules,
 )
 
-from .model import ConsoleModel, CreateForm, LogEntry, cards_text
+from .model import ConsoleModel, CreateForm, LogEntry, cards_text, server_text
 
 Spawn = Callable[[Callable[[], Awaitable[None]]], None]
 
@@ -82,7 +82,7 @@ class Controller:
             try:
                 result = await make()
             except RequestRefused as exc:
-                model.say(exc.message, error=True)
+                model.say(server_text(exc.message), error=True)
                 return
             except ClientError as exc:
                 model.say(f"not sent: {exc}", error=True)
@@ -107,7 +107,15 @@ class Controller:
         return state.table, state.seat
 
     def act(self, make: Callable[[int], SeatAction | None]) -> None:
-        """Send an action of our seat at the shown table (the server judges it)."""
+        """Send an action of our seat at the shown table (the server judges it).
+
+        Offline, the action is refused at once: sent after the reconnection it would
+        answer a move that is long gone (the server would call it stale).
+        """
+        if not self.session.connected:
+            self.model.say("offline: the action was not sent; wait for the reconnection",
+                           error=True)
+            return
         where = self._seat()
         if where is None:
             return
@@ -359,7 +367,7 @@ class Controller:
                 table = await self.session.create_table(game, players, options,
                                                         turn_seconds=turn)
             except RequestRefused as exc:
-                model.say(exc.message, error=True)  # the form stays as it was
+                model.say(server_text(exc.message), error=True)  # the form stays as it was
                 return
             except ClientError as exc:
                 model.say(f"not sent: {exc}", error=True)

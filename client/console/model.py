@@ -10,6 +10,7 @@ prompt_toolkit style fragments, so tests can read the screen without a terminal.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -73,6 +74,15 @@ def card_text(card: int) -> str:
     if c.is_joker:
         return "JK"
     return "?A23456789TJQK"[c.rank] + SUIT_SYMBOLS[c.suit]
+
+
+_CARD_IN_TEXT = re.compile(r"\b([2-9TJQKA])([cdhs])(?:#\d+)?\b")
+
+
+def server_text(text: str) -> str:
+    """A server's message with its cards written as the screen shows them (``7d`` is
+    ``7♦``), so that a refusal names the card the player sees."""
+    return _CARD_IN_TEXT.sub(lambda m: m[1] + SUIT_SYMBOLS["cdhs".index(m[2])], text)
 
 
 def card_fragment(card: int, extra: str = "") -> tuple[str, str]:

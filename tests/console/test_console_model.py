@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from types import SimpleNamespace
 
+from rummyhall.client.console.controller import Controller
 from rummyhall.client.console.layout import seat_fragments
 from rummyhall.client.console.model import (
     ConsoleModel,
@@ -14,6 +15,7 @@ from rummyhall.client.console.model import (
     hand_order,
     score_chart,
     score_sheet,
+    server_text,
 )
 from rummyhall.protocol import GameInfo, OptionInfo, SeatInfo, TableInfo
 from rummyhall.rules import HandScored, SeatView, new_game, parse_cards, seat_view
@@ -79,3 +81,20 @@ def test_the_lobby_shows_ratings() -> None:
                              tables={}, lobby={1: info})
     text = "".join(part[1] for part in seat_fragments(ConsoleModel(source), 1))
     assert "ada [31]" in text and "strong bot" in text
+
+
+def test_an_action_typed_offline_is_refused_at_once() -> None:
+    source = SimpleNamespace(name="ada", player_id=7, server_name="hall", connected=False,
+                             tables={}, lobby={})
+    model = ConsoleModel(source)
+    sent: list[object] = []
+    controller = Controller(model, source, spawn=sent.append)  # type: ignore[arg-type]
+    controller.draw_stock()
+    assert not sent  # nothing queued for later
+    assert model.status_error and model.status.startswith("offline")
+
+
+def test_a_servers_refusal_names_cards_as_the_screen_shows_them() -> None:
+    assert server_text("7d is not in your hand") == "7♦ is not in your hand"
+    assert server_text("Td#1 and As, then JK") == "T♦ and A♠, then JK"
+    assert server_text("Add 2nd seat; 10d") == "Add 2nd seat; 10d"  # words stay words
