@@ -77,6 +77,20 @@ def test_a_hand_of_basic_rummy(server_port: int) -> None:
     run(server_port, scenario)
 
 
+@pytest.mark.parametrize(("game", "title"), [("chicago", "Chicago Rummy"),
+                                             ("three_thirteen", "Three Thirteen")])
+def test_a_hand_of_chicago_and_of_three_thirteen(server_port: int, game: str,
+                                                 title: str) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, game)
+        assert title in p.screen()
+        await p.play_hand()
+        view = p.model.view
+        assert view is not None and view.results
+
+    run(server_port, scenario)
+
+
 def test_an_illegal_move_is_refused_with_the_reason_and_changes_nothing(
         server_port: int) -> None:
     async def scenario(p: Person) -> None:
