@@ -143,6 +143,13 @@ class StrongBot:
         self.tracker.record(view, action)
         return action
 
+    def recall(self, view: SeatView, action: SeatAction) -> None:
+        """Learn from a decision of this seat made earlier, as if it had been ours (a
+        table restored from its journal replays its hand through this): the memory is
+        then what it would be had the bot sat there all along."""
+        self.tracker.observe(view)
+        self.tracker.record(view, action)
+
 
 class _Turn:
     """One decision: the view, the legal actions, and the evaluation tools."""

@@ -72,7 +72,16 @@ from rummyhall.protocol import (
     action_from_wire,
     action_to_wire,
 )
-from rummyhall.rules import Action, Card, Shuffle, new_game, options_to_dict, parse_options
+from rummyhall.rules import (
+    Action,
+    Card,
+    Game,
+    Shuffle,
+    new_game,
+    options_to_dict,
+    parse_options,
+    seat_view,
+)
 
 from .config import Settings
 from .ratings import Rating, ranks_from_result, rate
@@ -81,7 +90,7 @@ from .store import MEMORY, Restored, Statement, Store, StoreBusy, StoreError
 if TYPE_CHECKING:
     from .lobby import Lobby
     from .players import Player
-    from .table import Table
+    from .table import Seat, Table
 
 log = logging.getLogger("rummyhall.journal")
 
@@ -123,17 +132,39 @@ def _plain(value: Any) -> Any:
 
 
 def replay(game: str, options: dict[str, Any], players: int, first_dealer: int,
-           actions: Sequence[dict[str, Any]]) -> tuple[Any, list[Action], int]:
-    """The game rebuilt from its journal: (game, actions, number of events)."""
+           actions: Sequence[dict[str, Any]], *,
+           before: Callable[[Game, Action], None] | None = None
+           ) -> tuple[Any, list[Action], int]:
+    """The game rebuilt from its journal: (game, actions, number of events).
+
+    ``before(game, action)`` is called before each action is applied.
+    """
     g = new_game(game, parse_options(game, dict(options)), players=players,
                  first_dealer=first_dealer)
     done: list[Action] = []
     events = 0
     for d in actions:
         action = action_from_json(d)
+        if before is not None:
+            before(g, action)
         events += len(g.apply(action))
         done.append(action)
     return g, done, events
+
+
+def house_bots_recall(seats: Sequence[Seat]) -> Callable[[Game, Action], None]:
+    """A ``before`` for :func:`replay`: the house bots that can remember (the strong one)
+    relearn each of their seats' past decisions, so a restored table's bots play on with
+    the memory of the hand they had."""
+    def before(game: Game, action: Action) -> None:
+        seat = getattr(action, "seat", None)
+        if seat is None:
+            return  # a shuffle
+        bot = seats[seat].bot
+        recall = getattr(bot, "recall", None)
+        if recall is not None:
+            recall(seat_view(game, seat), action)
+    return before
 
 
 def _dumps(value: Any) -> str:
@@ -456,23 +487,23 @@ class Journal:
                 if player is not None:
                     player.tables.add(table.id)
             if row["state"] == "playing" and game_row is not None:
+                for seat, s in zip(table.seats, seating, strict=True):
+                    if seat.player is not None and s["left"]:
+                        seat.left = True
+                        seat.stand_in = make_strategy(self.settings.stand_in,
+                                                      random.Random(table.rng.random()))
                 game, actions, events = replay(
                     row["game"], json.loads(game_row["options"]), len(seating),
-                    game_row["first_dealer"], restored.journals[number])
+                    game_row["first_dealer"], restored.journals[number],
+                    before=house_bots_recall(table.seats))
                 table.game, table.journal, table.seq = game, actions, events
                 table.first_dealer = game_row["first_dealer"]
                 table.state = "playing"
                 table.pause_until = math.inf
                 self._game_of[table.id] = number
                 self._seating_of[number] = json.loads(game_row["seating"])
-                for seat, s in zip(table.seats, seating, strict=True):
-                    if seat.player is None:
-                        continue
-                    if s["left"]:
-                        seat.left = True
-                        seat.stand_in = make_strategy(self.settings.stand_in,
-                                                      random.Random(table.rng.random()))
-                    else:
+                for seat in table.seats:
+                    if seat.player is not None and not seat.left:
                         seat.absent_since = now  # its grace period runs from the restart
 
         lobby.restore_table(row["id"], row["game"], options, len(seating), creator,
