@@ -454,7 +454,9 @@ class Journal:
         restored: Restored = await self._call(self.store.restored)
         for row in restored.players:
             if lobby.players.get(row["id"]) is None:
-                lobby.players.restore(row["id"], row["name"], row["kind"], row["token"])
+                player = lobby.players.restore(row["id"], row["name"], row["kind"],
+                                               row["token"])
+                player.gone_since = trio.current_time()  # (its token lasts from here)
         count = 0
         for row in restored.tables:
             try:
