@@ -6,10 +6,10 @@ Tables, the lobby and sessions queue messages in outboxes and never write. The f
 message queued in an outbox since its last write hands the outbox to the flusher; the
 flusher runs once per turn of the event loop (trio runs the tasks woken in one turn in
 the next, so it usually comes after the tasks that queued) and writes each waiting
-outbox with one non-blocking system call. So the ``ok``, the
-events and the next prompts of an action reach each client in one write, the actions of
-many tables that ran in one turn share one wake-up of one task, and no connection needs
-a task of its own to be woken for every message.
+outbox with one non-blocking system call. So the ``ok``, the events and the next
+prompts of an action reach each client in one write, the actions of many tables that
+ran in one turn share one wake-up of one task, and no connection needs a task of its
+own to be woken for every message.
 
 A socket that does not take everything at once keeps the rest; its session's writer
 task waits for it to drain (bounded by the send timeout) and takes over that outbox
@@ -37,8 +37,6 @@ class Flusher:
     def __init__(self) -> None:
         self._ready: list[Outbox] = []
         self._wake = trio.Event()
-        self.rounds = 0  # chunks written
-        self.writes = 0  # outboxes flushed
 
     def schedule(self, outbox: Outbox) -> None:
         """``outbox`` has messages to write: write them in the next round."""
@@ -61,10 +59,8 @@ class Flusher:
                 await self._wake.wait()
             ready, self._ready = self._ready, []
             backlog.extendleft(reversed(ready))
-            self.rounds += 1
             for _ in range(min(CHUNK, len(backlog))):
                 outbox = backlog.popleft()
-                self.writes += 1
                 try:
                     outbox.flush()
                 except Exception:  # a bug writing one connection must not stop the others

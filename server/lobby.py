@@ -99,8 +99,8 @@ class Lobby:
             for n, player in enumerate(list(self.players.connected())):
                 player.send(updates)
                 if n % UPDATE_CHUNK == UPDATE_CHUNK - 1:
-                    # let the tables run between chunks: each queued write is a system
-                    # call, and a thousand of them at once would stall every game
+                    # let the tables run between chunks (the flusher paces the writes
+                    # themselves; this keeps a thousand queue entries from one stretch)
                     await trio.sleep(0)
 
     # ------------------------------------------------------------------ requests
