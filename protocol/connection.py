@@ -43,7 +43,7 @@ from typing import Any, Final, Literal
 import msgpack
 
 from .errors import ERROR_CODES, LocalProtocolError, RemoteProtocolError
-from .framing import NO_FRAME, FrameDecoder, check_value, pack_header
+from .framing import FrameBuffer, check_value, pack_header, unpack_body, unpack_header
 from .limits import (
     MAX_FRAME,
     MAX_FRAME_LIMIT,
@@ -127,17 +127,27 @@ def _moves(state: State, sender: Role) -> dict[str, State]:
 
 _MOVES: Final = {(state, role): _moves(state, role) for state in State for role in Role}
 
-# The receiving fast path: message type -> (class, next state, needs a closer look).
-# "error" always takes the closer look (its fatal flag picks the move), as do the
-# messages that change the state (their handshake effects).
-_Entry = tuple[Callable[[dict[str, Any], str, int], Message], bool]
-_RECV: Final[dict[tuple[State, Role], dict[str, _Entry]]] = {
-    key: {t: (MESSAGES[t]._from_wire, t == "error" or nxt is not key[0])
-          for t, nxt in moves.items() if t != FATAL_ERROR}
-    | ({"error": (Error._from_wire, True)}
-       if FATAL_ERROR in moves and "error" not in moves else {})
-    for key, moves in _MOVES.items()
-}
+# What a state reads, by message type: the reader of each message it accepts. PLAIN holds
+# the messages that change nothing (the requests and pushes of READY), read on the fast
+# path; CLOSER the others, which take a closer look (an error's fatal flag picks its move;
+# the handshake's messages have their effects).
+_Reader = Callable[[dict[str, Any], str, int], Message]
+
+
+def _readers(state: State, sender: Role, plain: bool) -> dict[str, _Reader]:
+    moves = _MOVES[state, sender]
+    readers: dict[str, _Reader] = {
+        t: MESSAGES[t]._from_wire for t, nxt in moves.items()
+        if t != FATAL_ERROR and (t != "error" and nxt is state) is plain}
+    if not plain and FATAL_ERROR in moves:
+        readers["error"] = Error._from_wire
+    return readers
+
+
+_PLAIN: Final = {(s, r): _readers(s, r, True) for s in State for r in Role}
+_CLOSER: Final = {(s, r): _readers(s, r, False) for s in State for r in Role}
+# What a state sends with no check beyond the peer's frame limit (the same messages).
+_SEND_PLAIN: Final = {key: frozenset(readers) for key, readers in _PLAIN.items()}
 
 
 def _request_id(obj: Mapping[str, object]) -> int | str | None:
@@ -156,12 +166,16 @@ def error_message(exc: RemoteProtocolError) -> Error:
     return Error(code=exc.code, message=text, fatal=exc.fatal, id=exc.request_id)
 
 
-class Connection:
+class Connection(FrameBuffer):
     """One end of a Rummy Hall connection, as a pure state machine.
 
     ``role`` is :data:`CLIENT` or :data:`SERVER`; ``versions`` the protocol versions this
     end speaks; ``max_frame`` (server only) the largest frame body it accepts, which its
     welcome must announce.
+
+    It is a :class:`~.framing.FrameBuffer`: the bytes it has received are its own, so that
+    the common case (one whole frame is buffered) is cut, decoded, checked and built in
+    :meth:`next_event` itself, with no call but msgpack's and the message reader's.
     """
 
     def __init__(self, role: Role, *, versions: tuple[int, ...] = VERSIONS,
@@ -181,9 +195,7 @@ class Connection:
         self._error: RemoteProtocolError | None = None
         self._max_frame = max_frame
         # Before the welcome, a client may send MAX_FRAME and a server MAX_SERVER_FRAME.
-        self._decoder = FrameDecoder(MAX_FRAME if role is SERVER else MAX_SERVER_FRAME)
-        self._feed = self._decoder.feed  # bound once: these two run for every frame
-        self._next_value = self._decoder.next_value
+        super().__init__(MAX_FRAME if role is SERVER else MAX_SERVER_FRAME)
         self._send_limit = MAX_SERVER_FRAME if role is SERVER else MAX_FRAME
         self._pack = msgpack.Packer().pack
         self._set_state(START)
@@ -199,7 +211,9 @@ class Connection:
         self._state = state
         self._send_moves = _MOVES[state, self.role]
         self._recv_moves = _MOVES[state, self.peer_role]
-        self._recv = _RECV[state, self.peer_role]
+        self._recv = _PLAIN[state, self.peer_role]
+        self._recv_closer = _CLOSER[state, self.peer_role]
+        self._send_plain = _SEND_PLAIN[state, self.role]
         # next_event's one test: an error, the end, or a server waiting to answer a hello.
         self._blocked = state is ERROR or state is _CLOSED or (state is GREETING
                                                               and self.role is SERVER)
@@ -208,9 +222,12 @@ class Connection:
 
     def receive_data(self, data: bytes) -> None:
         """Feed bytes read from the peer; ``b""`` means the peer closed its side."""
-        if self._state is _CLOSED and data:
-            return  # the conversation is over: late bytes are of no interest
-        self._feed(data)
+        if self._pos == len(self._data) and type(data) is bytes and data \
+                and self._state is not _CLOSED and not self._eof:
+            self._data = data  # the usual case: nothing pending, keep the chunk as it is
+            self._pos = 0
+        elif self._state is not _CLOSED or not data:  # once over, late bytes are dropped
+            self._feed(data)
 
     def next_event(self) -> Message | Literal[Sentinel.NEED_DATA, Sentinel.PAUSED,
                                               Sentinel.CLOSED]:
@@ -224,35 +241,70 @@ class Connection:
             if self._error is not None:
                 raise self._error
             return CLOSED if self._state is _CLOSED else PAUSED
-        try:
-            obj = self._next_value()
-        except RemoteProtocolError as exc:
-            raise self._fail(exc) from None
-        if obj is NO_FRAME:
-            if self._decoder.eof:
-                self._set_state(_CLOSED)
-                return CLOSED
-            return NEED_DATA
-        # The fast path: a map whose type this state accepts, checked and built.
+        # The fast path, inline (FrameBuffer._next_frame is the general one): a whole
+        # frame within the limit is buffered.
+        data = self._data
+        pos = self._pos
+        have = len(data)
+        obj: object
+        if have - pos >= 4 and (end := pos + 4 + unpack_header(data, pos)[0]) <= have \
+                and end - pos - 4 <= self._limit:
+            body = data[pos + 4:end]  # msgpack reads a bytearray as well
+            if end == have:
+                self._data = b""
+                self._pos = 0
+            else:
+                self._take(end)
+            try:
+                obj = unpack_body(body)
+            except RemoteProtocolError as exc:
+                raise self._fail(exc) from None
+        else:
+            try:
+                frame = self._next_frame()
+                if frame is None:
+                    if self._eof:
+                        self._set_state(_CLOSED)
+                        return CLOSED
+                    return NEED_DATA
+                obj = unpack_body(frame)
+            except RemoteProtocolError as exc:
+                raise self._fail(exc) from None
+        # A map of a type this state reads and that changes nothing: checked and built.
         if type(obj) is dict:
             try:
                 kind: Any = obj["type"]
-                entry = self._recv.get(kind)
+                read = self._recv.get(kind)
             except (KeyError, TypeError):  # no type, or an unhashable one: the slow path
-                entry = None  # says what is wrong
-            if entry is not None:
-                from_wire, closer_look = entry
+                read = None  # says what is wrong
+            if read is not None:
                 try:
-                    msg: Message = from_wire(obj, kind, 1)
-                except SchemaError as exc:
-                    self._check_frame(obj)
-                    raise self._refuse(exc.code, str(exc), obj) from None
-                except RemoteProtocolError as exc:  # an unknown field broke the frame rules
-                    raise self._fail(exc) from None
-                if closer_look:
-                    self._received(msg, obj)
+                    return read(obj, kind, 1)
+                except (SchemaError, RemoteProtocolError) as exc:
+                    raise self._unread(exc, obj) from None
+        return self._next_slow(obj)
+
+    def _next_slow(self, obj: object) -> Message:
+        """A frame the fast path did not take: a message that may change the state (an
+        error or the handshake's), or a refusal."""
+        if type(obj) is dict:
+            kind = obj.get("type")
+            if type(kind) is str and (read := self._recv_closer.get(kind)) is not None:
+                try:
+                    msg = read(obj, kind, 1)
+                except (SchemaError, RemoteProtocolError) as exc:
+                    raise self._unread(exc, obj) from None
+                self._received(msg, obj)
                 return msg
         raise self._refused(obj)
+
+    def _unread(self, exc: SchemaError | RemoteProtocolError,
+                obj: dict[str, Any]) -> RemoteProtocolError:
+        """The error for a frame a message reader refused (frame rules first)."""
+        if isinstance(exc, RemoteProtocolError):  # an unknown field broke the frame rules
+            return self._fail(exc)
+        self._check_frame(obj)
+        return self._refuse(exc.code, str(exc), obj)
 
     def _refused(self, obj: object) -> RemoteProtocolError:
         """The error for a frame the fast path did not accept (frame rules first)."""
@@ -304,7 +356,7 @@ class Connection:
             self.version = msg.version
             self.limits = msg.limits
             self._send_limit = msg.limits.max_frame
-            self._decoder.max_frame = msg.limits.max_server_frame
+            self._limit = msg.limits.max_server_frame
         self._set_state(nxt)
 
     def _check_frame(self, obj: object) -> None:
@@ -334,13 +386,13 @@ class Connection:
         Raises :class:`LocalProtocolError` (nothing sent, no change of state) when this
         end may not send it now, or when its frame exceeds the peer's limit.
         """
-        kind = message.type
-        nxt = self._send_moves.get(kind)
-        if nxt is self._state and kind != "error":  # the usual case: a message in READY
+        if message.type in self._send_plain:  # the usual case: a message in READY
             body: bytes = self._pack(message.to_wire())
             size = len(body)
             if size <= self._send_limit:
                 return pack_header(size) + body
+        kind = message.type
+        nxt = self._send_moves.get(kind)
         if kind == "error" and message.fatal:  # type: ignore[attr-defined]
             kind = FATAL_ERROR
             nxt = self._send_moves.get(kind)
@@ -375,5 +427,5 @@ class Connection:
             self.hello = message
         elif isinstance(message, Welcome):
             self.limits = message.limits
-            self._decoder.max_frame = self._max_frame
+            self._limit = self._max_frame
             self._send_limit = message.limits.max_server_frame

@@ -30,7 +30,8 @@ from .limits import (
 )
 
 _HEADER: Final = struct.Struct(">I")
-_unpack_header: Final = _HEADER.unpack_from
+unpack_header: Final = _HEADER.unpack_from
+"""``unpack_header(data, offset) -> (length,)``: a frame's length prefix."""
 _unpackb: Final = msgpack.unpackb
 pack_header: Final = _HEADER.pack
 _COMPACT_AT: Final = 65_536  # drop consumed bytes once this many have piled up
@@ -61,32 +62,27 @@ def encode_frame(body: bytes, max_frame: int) -> bytes:
     return _HEADER.pack(size) + body
 
 
-class FrameDecoder:
-    """Cut a byte stream into frame bodies, refusing oversized ones before buffering them.
+class FrameBuffer:
+    """The bytes received and not yet consumed, cut into frames: the core that
+    :class:`FrameDecoder` and :class:`~.connection.Connection` build on.
 
-    The bytes not yet consumed are ``self._data[self._pos:]``. When a ``bytes`` chunk
-    arrives with nothing pending (the usual case) it is kept as it is, without a copy;
-    otherwise the pending bytes live in a ``bytearray`` that grows.
+    The pending bytes are ``self._data[self._pos:]``. When a ``bytes`` chunk arrives with
+    nothing pending (the usual case) it is kept as it is, without a copy; otherwise the
+    pending bytes live in a ``bytearray`` that grows. ``_limit`` is the largest frame body
+    accepted. A subclass's hot path may read ``_data`` and ``_pos`` itself and cut the
+    common case (a whole frame is here) without a call; everything else goes through
+    :meth:`_next_frame`.
     """
 
-    __slots__ = ("_data", "_eof", "_pos", "max_frame")
+    __slots__ = ("_data", "_eof", "_limit", "_pos")
 
     def __init__(self, max_frame: int) -> None:
-        self.max_frame = max_frame
+        self._limit = max_frame
         self._data: bytes | bytearray = b""
         self._pos = 0
         self._eof = False
 
-    @property
-    def buffered(self) -> int:
-        """Bytes received and not yet returned as frames."""
-        return len(self._data) - self._pos
-
-    @property
-    def eof(self) -> bool:
-        return self._eof
-
-    def feed(self, data: bytes) -> None:
+    def _feed(self, data: bytes) -> None:
         """Add received bytes; ``b""`` marks the end of the stream."""
         if not data:
             self._eof = True
@@ -114,19 +110,19 @@ class FrameDecoder:
         else:
             self._pos = end
 
-    def next_frame(self) -> bytes | None:
+    def _next_frame(self) -> bytes | None:
         """The next whole frame body, or None until more bytes arrive.
 
         Raises :class:`RemoteProtocolError`: ``frame_too_large`` as soon as a length
-        prefix exceeds ``max_frame``, ``bad_frame`` when the stream ends inside a frame.
+        prefix exceeds the limit, ``bad_frame`` when the stream ends inside a frame.
         """
         data, pos = self._data, self._pos
         available = len(data) - pos
         if available >= HEADER_SIZE:
-            (size,) = _HEADER.unpack_from(data, pos)
-            if size > self.max_frame:
+            (size,) = unpack_header(data, pos)
+            if size > self._limit:
                 raise RemoteProtocolError(
-                    f"frame length {size} exceeds max_frame {self.max_frame}",
+                    f"frame length {size} exceeds max_frame {self._limit}",
                     code="frame_too_large", fatal=True)
             end = pos + HEADER_SIZE + size
             if len(data) >= end:
@@ -138,35 +134,50 @@ class FrameDecoder:
                             "received)")
         return None
 
-    def next_value(self) -> object:
-        """The msgpack value of the next whole frame, or :data:`NO_FRAME` until one is here.
 
-        :func:`unpack_body` of :meth:`next_frame` in one step, for speed; raises what
-        they raise.
+class FrameDecoder(FrameBuffer):
+    """Cut a byte stream into frame bodies, refusing oversized ones before buffering them."""
+
+    __slots__ = ()
+
+    @property
+    def max_frame(self) -> int:
+        """The largest frame body accepted."""
+        return self._limit
+
+    @max_frame.setter
+    def max_frame(self, value: int) -> None:
+        self._limit = value
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet returned as frames."""
+        return len(self._data) - self._pos
+
+    @property
+    def eof(self) -> bool:
+        return self._eof
+
+    def feed(self, data: bytes) -> None:
+        """Add received bytes; ``b""`` marks the end of the stream."""
+        self._feed(data)
+
+    def next_frame(self) -> bytes | None:
+        """The next whole frame body, or None until more bytes arrive.
+
+        Raises :class:`RemoteProtocolError`: ``frame_too_large`` as soon as a length
+        prefix exceeds ``max_frame``, ``bad_frame`` when the stream ends inside a frame.
         """
-        data = self._data
-        pos = self._pos
-        have = len(data)
-        if have - pos >= 4:  # HEADER_SIZE
-            size = _unpack_header(data, pos)[0]
-            end = pos + 4 + size
-            if end <= have and size <= self.max_frame:
-                body = data[pos + 4:end]  # msgpack reads a bytearray as well
-                if end == have:
-                    self._data = b""
-                    self._pos = 0
-                else:
-                    self._take(end)
-                try:
-                    return _unpackb(body, use_list=False, max_bin_len=0, max_ext_len=0,
-                                    max_array_len=MAX_ARRAY_LEN, max_map_len=MAX_MAP_LEN)
-                except Exception:
-                    return unpack_body(bytes(body))
-        frame = self.next_frame()
+        return self._next_frame()
+
+    def next_value(self) -> object:
+        """The checked msgpack value of the next whole frame, or :data:`NO_FRAME` until one
+        is here: :func:`unpack_body` of :meth:`next_frame`; raises what they raise."""
+        frame = self._next_frame()
         return NO_FRAME if frame is None else unpack_body(frame)
 
 
-def unpack_body(body: bytes) -> object:
+def unpack_body(body: bytes | bytearray) -> object:
     """Decode one frame body under the frame rules (all but depth and key/int checks).
 
     msgpack itself refuses invalid UTF-8 and non-string keys and bounds the lengths;
