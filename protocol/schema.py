@@ -16,7 +16,7 @@ that fails raises :class:`SchemaError` naming the path of the bad field, the exp
 type and the code to answer with (``bad_message``, or a field's own code such as
 ``bad_card``).
 
-Two kinds of records: *message records* are frozen dataclasses (the messages and the
+Two kinds of records: *message records* are read-only dataclasses (the messages and the
 small lobby records inside them, see :mod:`.messages`); *payload records* are plain
 dicts checked in place (game events, actions, views: see :mod:`.payloads`) so that a
 snapshot or a list of legal actions is not copied. Unknown fields are allowed
@@ -104,7 +104,7 @@ class _Gen:
 
     def __init__(self) -> None:
         self.names: dict[str, object] = {
-            "_fail": _fail, "_extras": _extras, "MISSING": MISSING, "_set": object.__setattr__,
+            "_fail": _fail, "_extras": _extras, "MISSING": MISSING,
             "SchemaError": SchemaError,
         }
         self.count = 0
@@ -504,7 +504,7 @@ class UnionT(Spec):
 
 @dataclasses.dataclass(frozen=True)
 class RecordT(Spec):
-    """A message record (a frozen dataclass of :mod:`.messages`) nested in a field."""
+    """A message record (a read-only dataclass of :mod:`.messages`) nested in a field."""
 
     cls: type[Any]
     converts: ClassVar[bool] = True
@@ -569,7 +569,7 @@ def compile_record(cls: type[Any], label: str, head: Mapping[str, str] | None = 
         check = info.spec.emit_check(g, "v", path, "2")
         if not required:
             check = ["if v is not None:", *_indent(check)]
-        body += [f"v = self.{name}", *check, f"if v is not self.{name}: _set(self, {name!r}, v)"]
+        body += [f"v = self.{name}", *check, f"if v is not self.{name}: self.{name} = v"]
     post = ["def __post_init__(self):", *_indent(body or ["pass"])]
     # _from_wire: read, convert nested records, check, then build without __init__.
     known = frozenset([*head, *(name for name, _, _ in fields)])
@@ -590,7 +590,7 @@ def compile_record(cls: type[Any], label: str, head: Mapping[str, str] | None = 
         body += check if required else [f"if {v} is not None:", *_indent(check)]
     body += [f"if len(d) != n: _extras(d, {g.const(known, 'known')}, path, depth)",
              "o = _new(CLS)",
-             *(f"{_setter(g, cls, name)}(o, v_{name})" for name, _, _ in fields),
+             *(f"o.{name} = v_{name}" for name, _, _ in fields),
              "return o"]
     g.names["_new"] = object.__new__
     from_wire = ["def _from_wire(d, path, depth):",
@@ -615,16 +615,6 @@ def compile_record(cls: type[Any], label: str, head: Mapping[str, str] | None = 
     cls.__post_init__ = g.names["__post_init__"]
     cls._from_wire = staticmethod(cast(Callable[..., Any], g.names["_from_wire"]))
     cls.to_wire = g.names["to_wire"]
-
-
-def _setter(g: _Gen, cls: type[Any], name: str) -> str:
-    """A function setting field ``name`` of a frozen instance: the slot's own setter
-    (bypassing the frozen ``__setattr__``, faster than ``object.__setattr__``)."""
-    slot = cls.__dict__.get(name)
-    if slot is not None and hasattr(slot, "__set__"):
-        return g.const(slot.__set__, f"set_{name}_")
-    g.names[f"_set_{name}"] = lambda o, v, _n=name: object.__setattr__(o, _n, v)
-    return f"_set_{name}"
 
 
 def _wire_expr(g: _Gen, of: Spec, expr: str) -> str:
