@@ -33,7 +33,7 @@ from .errors import (
     ProtocolError,
     RemoteProtocolError,
 )
-from .framing import FrameDecoder, encode_frame
+from .framing import FrameDecoder, encode_frame, json_value
 from .limits import DEFAULT_PORT, MAX_FRAME, MAX_SERVER_FRAME, PROTOCOL, VERSION, VERSIONS
 from .messages import (
     CLIENT,
@@ -115,6 +115,6 @@ __all__ = [
     "Sentinel", "Session", "Snapshot", "Start", "State", "TableInfo", "TableRemoved",
     "TableUpdate", "Tables", "TokenBucket", "Turn", "Watch", "Welcome", "YourTurn",
     "action_from_wire", "action_to_wire", "encode_frame", "error_message", "event_from_wire",
-    "event_to_wire", "games_catalogue", "legal_from_wire", "to_wire", "view_from_wire",
-    "view_to_wire"
+    "event_to_wire", "games_catalogue", "json_value", "legal_from_wire", "to_wire",
+    "view_from_wire", "view_to_wire"
 ]

@@ -14,7 +14,7 @@ cannot be resynchronised.
 from __future__ import annotations
 
 import struct
-from typing import Final
+from typing import Any, Final
 
 import msgpack
 
@@ -243,3 +243,12 @@ def check_value(value: object, depth: int = 1) -> None:
     if kind is bytes:
         raise bad_frame("bin values are not allowed")
     raise bad_frame(f"{kind.__name__} values are not allowed")
+
+
+def json_value(value: Any) -> Any:
+    """A decoded wire value as JSON holds it: arrays (tuples here) become lists."""
+    if isinstance(value, tuple | list):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: json_value(v) for k, v in value.items()}
+    return value

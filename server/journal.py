@@ -71,6 +71,7 @@ from rummyhall.protocol import (
     Ratings,
     action_from_wire,
     action_to_wire,
+    json_value,
 )
 from rummyhall.rules import (
     Action,
@@ -113,7 +114,7 @@ def action_to_json(action: Action) -> dict[str, Any]:
     if isinstance(action, Shuffle):
         return {"kind": "shuffle", "order": [str(c) for c in action.order]}
     wire = action_to_wire(action)
-    return {"kind": wire.pop("kind"), "seat": action.seat, **_plain(wire)}
+    return {"kind": wire.pop("kind"), "seat": action.seat, **json_value(wire)}
 
 
 def action_from_json(d: dict[str, Any]) -> Action:
@@ -121,14 +122,6 @@ def action_from_json(d: dict[str, Any]) -> Action:
         return Shuffle(tuple(Card.parse(c) for c in d["order"]))
     wire = {k: v for k, v in d.items() if k != "seat"}
     return action_from_wire(wire, int(d["seat"]))
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
 
 
 def replay(game: str, options: dict[str, Any], players: int, first_dealer: int,

@@ -30,6 +30,7 @@ from rummyhall.protocol import (
     Connection,
     RemoteProtocolError,
     examples,
+    json_value,
 )
 from rummyhall.protocol.messages import RECORDS
 from rummyhall.protocol.payloads import ACTION_SPECS, EVENT_SPECS, REVEAL_SPEC, VIEW_SPEC
@@ -39,15 +40,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
 KIT = ROOT / "protocol" / "conformance.json"
 BLOCK = re.compile(r"(<!-- gen:(?P<what>[^>]+?) -->\n)(?P<body>.*?)(<!-- /gen -->)", re.S)
-
-
-def plain(value: Any) -> Any:
-    """A wire value as JSON sees it (tuples become lists)."""
-    if isinstance(value, tuple | list):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
 
 
 def frame_bytes(wire: dict[str, Any]) -> bytes:
@@ -63,10 +55,10 @@ def hex_text(data: bytes) -> str:
 
 
 def json_text(value: Any) -> str:
-    text = json.dumps(plain(value), ensure_ascii=False)
+    text = json.dumps(json_value(value), ensure_ascii=False)
     if len(text) <= 96:
         return text
-    pretty = json.dumps(plain(value), ensure_ascii=False, indent=2)
+    pretty = json.dumps(json_value(value), ensure_ascii=False, indent=2)
     # Arrays of scalars on one line.
     return re.sub(r"\[\s+([^\[\]{}]*?)\s+\]",
                   lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", pretty)
@@ -143,7 +135,7 @@ def actions_block() -> str:
     for kind, spec in ACTION_SPECS.items():
         fields = ", ".join(f"`{n}`: {md(s.describe())} ({md(spec.docs.get(n, ''))})"
                            for n, s in spec.fields.items()) or "none"
-        out.append(f"| `{kind}` | {fields} | `{json.dumps(plain(found[kind]))}` |")
+        out.append(f"| `{kind}` | {fields} | `{json.dumps(json_value(found[kind]))}` |")
     return "\n".join(out)
 
 
@@ -151,7 +143,7 @@ def transcript_block() -> str:
     lines = []
     for frame in examples.gin_transcript():
         who = f"{frame.client} → server" if frame.sender is CLIENT else f"server → {frame.client}"
-        lines.append(f"{who:14s} {json.dumps(plain(frame.message.to_wire()))}")
+        lines.append(f"{who:14s} {json.dumps(json_value(frame.message.to_wire()))}")
     return "```text\n" + "\n".join(lines) + "\n```"
 
 
@@ -256,9 +248,9 @@ def hostile_cases() -> list[dict[str, Any]]:
 def kit() -> dict[str, Any]:
     frames = [{"from": str(f.sender), "connection": f.client,
                "hex": frame_bytes(f.message.to_wire()).hex(),
-               "message": plain(f.message.to_wire())} for f in examples.gin_transcript()]
+               "message": json_value(f.message.to_wire())} for f in examples.gin_transcript()]
     valid = [{"from": str(m.sender), "hex": frame_bytes(m.to_wire()).hex(),
-              "message": plain(m.to_wire())}
+              "message": json_value(m.to_wire())}
              for ms in examples.message_examples().values() for m in ms]
     return {
         "protocol": "rummyhall", "version": 1,

@@ -64,7 +64,7 @@ def mutated(draw: st.DrawFn) -> bytes:
         elif op == "insert":
             frame[i:i] = draw(st.binary(min_size=1, max_size=8))
         else:  # keep the length prefix consistent with a mutated body
-            frame[:4] = (len(frame) - 4).to_bytes(4, "big")
+            frame[:4] = max(len(frame) - 4, 0).to_bytes(4, "big")
     return bytes(frame)
 
 
