@@ -13,10 +13,11 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from option_strategies import option_sets
 
 from rummyhall.bots import RandomBot, SimpleBot, Strategy, StrongBot
 from rummyhall.bots.selfplay import play_game
-from rummyhall.rules import GAMES, SeatAction, SeatView, new_game, option_specs
+from rummyhall.rules import GAMES, SeatAction, SeatView, new_game
 
 
 class MustBeLegal:
@@ -91,24 +92,6 @@ def test_strong_bot_refuses_to_play_without_a_view() -> None:
     game = new_game("gin", players=2)
     with pytest.raises(ValueError, match="view"):
         StrongBot().choose(None, game.legal_actions() or [])
-
-
-def option_sets(game: str) -> st.SearchStrategy[dict[str, object]]:
-    """Random valid options of ``game`` (small integers keep games short)."""
-    fields: dict[str, st.SearchStrategy[object]] = {}
-    for spec in option_specs(game):
-        if spec.type == "bool":
-            fields[spec.name] = st.booleans()
-        elif spec.type == "enum":
-            fields[spec.name] = st.sampled_from(spec.choices)
-        elif spec.values is not None:
-            fields[spec.name] = st.sampled_from(spec.values)
-        elif spec.type == "int_or_auto":
-            fields[spec.name] = st.just("auto")
-        else:
-            low = spec.low or 0
-            fields[spec.name] = st.integers(low, min(spec.high or 0, low + 30))
-    return st.fixed_dictionaries({}, optional=fields)
 
 
 @st.composite

@@ -12,6 +12,7 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Stage
 from hypothesis import strategies as st
+from option_strategies import option_sets
 
 from rummyhall.bots import RandomBot, SimpleBot
 from rummyhall.bots.selfplay import shuffle_for
@@ -34,31 +35,11 @@ from rummyhall.rules import (
     SeatAction,
     event_for,
     new_game,
-    option_specs,
     seat_view,
     visible_cards,
 )
 
 MAX_MOVES = 20_000
-
-
-def option_sets(game: str) -> st.SearchStrategy[dict[str, object]]:
-    """Random valid options of ``game`` (small integers keep games short)."""
-    fields: dict[str, st.SearchStrategy[object]] = {}
-    for spec in option_specs(game):
-        if spec.type == "bool":
-            fields[spec.name] = st.booleans()
-        elif spec.type == "enum":
-            fields[spec.name] = st.sampled_from(spec.choices)
-        elif spec.values is not None:
-            fields[spec.name] = st.sampled_from(spec.values)
-        elif spec.type == "int_or_auto":
-            fields[spec.name] = st.just("auto")
-        else:
-            low = spec.low or 0
-            high = min(spec.high or 0, low + 30)
-            fields[spec.name] = st.integers(low, high)
-    return st.fixed_dictionaries({}, optional=fields)
 
 
 def game_setups() -> st.SearchStrategy[tuple[str, dict[str, object], int, int]]:
