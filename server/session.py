@@ -11,7 +11,6 @@ handshake and idle timeouts, the rate bucket, the time one write may take.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import socket
 from typing import TYPE_CHECKING
@@ -120,7 +119,8 @@ class ServerSession:
                           features=FEATURES, session=Session(player=player.id,
                                                              token=player.token,
                                                              resumed=resumed))
-        await self._send_now(welcome)
+        if not await self._send_now(welcome):
+            return  # the client did not take its welcome: nothing can follow it
         async with trio.open_nursery() as nursery:
             self._cancel = nursery.cancel_scope
             outbox = player.outbox = self._outbox = Outbox(
@@ -291,15 +291,20 @@ class ServerSession:
                 log.exception("refused to send %r", message)
         return b"".join(chunks)
 
-    async def _send_now(self, message: Message) -> None:
-        """Write a message directly (before the writer runs, or a last fatal error)."""
+    async def _send_now(self, message: Message) -> bool:
+        """Write a message directly (before the writer runs, or a last fatal error); say
+        whether all of it went out. A write that failed or timed out may have left half a
+        frame on the wire: the connection is then lost, and nothing more is written."""
         data = self._encode([message])
         if not data or self._unsent or self._lost:
-            return  # a frame is half written: a last message would garble it
-        timeout = self.hall.settings.send_timeout
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError,
-                                 trio.TooSlowError), trio.fail_after(timeout):
-            await self.stream.send_all(data)
+            return False  # a frame is half written: a last message would garble it
+        try:
+            with trio.fail_after(self.hall.settings.send_timeout):
+                await self.stream.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
+            self._lost = True
+            return False
+        return True
 
     def _overflow(self) -> None:
         log.warning("%s: the client does not read; closing", self.address)

@@ -323,3 +323,30 @@ async def test_one_name_one_player_even_when_hellos_race(hall: Hall) -> None:
     for raw in clients:
         await raw.aclose()
     assert sorted(results) == ["name_taken"] * 11 + ["welcome"], results
+
+
+@pytest.mark.parametrize("settings", [with_settings(send_timeout=0.2)])
+async def test_a_welcome_that_does_not_go_out_ends_the_session(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A welcome whose write times out may be half written: nothing may follow it, so the
+    session ends there (the player is not left connected, nothing else is written)."""
+    assert hall.port
+    send_all = trio.SocketStream.send_all
+    stalled: list[bytes] = []
+
+    async def stall_welcomes(self: trio.SocketStream, data: bytes | bytearray | memoryview
+                             ) -> None:
+        if b"welcome" in bytes(data):
+            stalled.append(bytes(data))
+            await trio.sleep_forever()  # a peer that never takes it: send_timeout ends this
+        await send_all(self, data)
+
+    monkeypatch.setattr(trio.SocketStream, "send_all", stall_welcomes)
+    raw = await RawClient.connect(hall.port)
+    await raw.send(Hello(versions=(1,), name="mute", kind="person"))
+    with pytest.raises(EOFError):
+        await raw.receive(timeout=5)  # the server closes without a byte
+    await raw.aclose()
+    assert len(stalled) == 1
+    await wait_for(lambda: not hall.sessions)
+    assert not any(p.name == "mute" for p in hall.lobby.players.connected())
