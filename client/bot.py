@@ -126,6 +126,7 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
     """
     async with open_session(host, port, name=name or bot.name, kind="bot",
                             token=token) as session:
+        await session.set_lobby_updates(False)  # a bot needs its own table's updates only
         if table is None:
             seats = players or GAMES[game].min_players
             table = await session.create_table(game, seats, options)

@@ -43,6 +43,7 @@ from rummyhall.protocol import (
     Leave,
     ListGames,
     ListTables,
+    LobbyUpdates,
     LocalProtocolError,
     Message,
     Ok,
@@ -76,6 +77,7 @@ log = logging.getLogger("rummyhall.client")
 
 UPDATE_QUEUE = 4096
 REQUEST_TIMEOUT = 30.0
+LOBBY_UPDATES = "lobby_updates"  # the welcome feature of servers that take LobbyUpdates
 #: Fatal errors after which reconnecting is pointless (any other drop is retried with the
 #: token: an idle timeout, a restart of the server...).
 FINAL_CODES = frozenset({"session_replaced", "name_taken", "bad_name", "unsupported_version",
@@ -161,6 +163,8 @@ class Session:
         self.welcome: Welcome | None = None
         self.tables: dict[int, TableState] = {}
         self.lobby: dict[int, TableInfo] = {}
+        #: False: only our own tables' updates are asked for (see set_lobby_updates).
+        self.lobby_updates = True
         self.connected = False
         self.closed_reason: ServerClosed | None = None
         self._stream: trio.SocketStream | None = None
@@ -190,6 +194,9 @@ class Session:
             await trio.aclose_forcefully(stream)
             raise
         resumed = welcome.session.resumed
+        if not self.lobby_updates and LOBBY_UPDATES in welcome.features:
+            # each connection starts with them on (the ok has no id: nobody waits for it)
+            await stream.send_all(conn.send(LobbyUpdates(on=False)))
         self._stream, self._conn, self.welcome = stream, conn, welcome
         self.player_id, self.token = welcome.session.player, welcome.session.token
         self.server_name = welcome.server
@@ -432,6 +439,15 @@ class Session:
         reply = await self.request(ListTables())
         assert isinstance(reply, Tables)
         return reply.tables
+
+    async def set_lobby_updates(self, on: bool) -> None:
+        """Ask for the updates of every table (True, the default) or only of the tables
+        where we sit or watch (False: :attr:`lobby` then goes stale; call
+        :meth:`list_tables` after turning them back on). Kept across reconnections; a
+        no-op with a server that does not offer the feature."""
+        self.lobby_updates = on
+        if self.welcome is not None and LOBBY_UPDATES in self.welcome.features:
+            await self.request(LobbyUpdates(on=on))
 
     async def list_games(self) -> Games:
         reply = await self.request(ListGames())

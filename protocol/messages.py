@@ -406,6 +406,16 @@ class Tables(Message):
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
 
 
+@message("lobby_updates", CLIENT, reply="ok")
+class LobbyUpdates(Message):
+    """Choose which table pushes this connection gets: every table's (on, the default) or
+    only those of the tables where it sits or watches (off)."""
+
+    on: bool = spec(BoolT(), "true: table_update and table_removed of every table; false: "
+                             "only of this connection's own tables")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
 @message("create_table", CLIENT, reply="ok")
 class CreateTable(Message):
     """Create a table; the sender becomes its creator (it does not sit: join for that)."""

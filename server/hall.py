@@ -81,6 +81,7 @@ class Hall:
                 old.close(fatal("session_replaced", "you connected again elsewhere"))
         self._by_player[player.id] = session
         player.gone_since = None
+        player.lobby_updates = True  # a setting of the connection, not of the player
         # until its welcome is out and its outbox open (it counts as connected then), the
         # name is claimed: a hello of the same name arriving meanwhile is refused
         self._welcoming[player.name.casefold()] = player

@@ -25,6 +25,7 @@ from rummyhall.protocol import (
     ListGamesPlayed,
     ListRatings,
     ListTables,
+    LobbyUpdates,
     Message,
     Ok,
     Say,
@@ -93,11 +94,15 @@ class Lobby:
             self._dirty_event = trio.Event()
             dirty, self._dirty = self._dirty, {}
             # one outbox entry for the whole round, however many tables changed
-            updates = Prepared(*(TableRemoved(table=table_id) if table is None
-                                 else TableUpdate(info=table.info())
-                                 for table_id, table in dirty.items()))
+            messages = {table_id: TableRemoved(table=table_id) if table is None
+                        else TableUpdate(info=table.info())
+                        for table_id, table in dirty.items()}
+            updates = Prepared(*messages.values())
             for n, player in enumerate(list(self.players.connected())):
-                player.send(updates)
+                if player.lobby_updates:
+                    player.send(updates)
+                elif own := [m for t, m in messages.items() if t in player.tables]:
+                    player.send(Prepared(*own))  # lobby_updates off: its own tables only
                 if n % UPDATE_CHUNK == UPDATE_CHUNK - 1:
                     # let the tables run between chunks (the flusher paces the writes
                     # themselves; this keeps a thousand queue entries from one stretch)
@@ -125,6 +130,9 @@ class Lobby:
                 player.send(await self.journal.answer(message))
         elif isinstance(message, Say):
             self._reply(player, message.id, self._say(player, message))
+        elif isinstance(message, LobbyUpdates):
+            player.lobby_updates = message.on
+            player.send(Ok(id=message.id))
         elif isinstance(table_id, int):
             table = self.tables.get(table_id)
             if table is None:

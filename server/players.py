@@ -102,6 +102,9 @@ class Player:
         self.outbox: Outbox | None = None
         self.tables: set[int] = set()  # tables where this player sits or watches
         self.gone_since: float | None = None  # when its last connection ended
+        #: Its connection gets every table's updates (the lobby_updates request; each new
+        #: connection starts with them on), else only those of self.tables.
+        self.lobby_updates = True
 
     @property
     def connected(self) -> bool:

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.session")
 
 READ_SIZE = 65_536
-FEATURES = ("chat", "house_bots", "spectators", "resume", "games_catalogue")
+FEATURES = ("bots", "chat", "lobby_updates", "resume", "spectators", "turn_timers")
+"""The optional abilities a welcome announces (docs/protocol.md, section 3)."""
 
 
 def fatal(code: str, message: str) -> ErrorMessage:

@@ -101,7 +101,10 @@ async function main() {
          kind: "bot", client: "rummyhall js-bot 1.0" });
   const welcome = await next();
   if (welcome.type !== "welcome") fail(`no welcome: ${JSON.stringify(welcome)}`);
-  // the lobby (section 6)
+  // the lobby (section 6): this bot needs no other table's updates
+  if (welcome.features.includes("lobby_updates")) {
+    await request({ type: "lobby_updates", on: false });
+  }
   const { table } = await request({ type: "create_table", game: "gin", players: 2,
                                     options: { target_score: target } });
   await request({ type: "join", table, seat: 0 });

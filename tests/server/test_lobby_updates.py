@@ -1,0 +1,86 @@
+"""lobby_updates: a connection gets every table's pushes, or only its own tables'."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+from players import wait_for
+
+from rummyhall.client import Session, open_session
+from rummyhall.server import Hall
+from rummyhall.server.session import FEATURES
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text("utf-8")
+
+
+def pushed_tables(session: Session) -> set[int]:
+    """The tables of the table_update pushes queued for ``session`` so far (drained)."""
+    seen: set[int] = set()
+    while True:
+        try:
+            update = session._updates.receive_nowait()
+        except trio.WouldBlock:
+            return seen
+        if update.kind in ("table_update", "table_removed") and update.table is not None:
+            seen.add(update.table)
+
+
+async def test_off_means_only_the_tables_where_it_sits_or_watches(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada, \
+            open_session("127.0.0.1", hall.port, name="bot", kind="bot") as bot, \
+            open_session("127.0.0.1", hall.port, name="eve") as eve:
+        mine = await bot.create_table("gin", 2)
+        watched = await ada.create_table("gin", 2)
+        await bot.set_lobby_updates(False)
+        await bot.join(mine, 0)
+        await bot.watch(watched)
+        others = [await ada.create_table("gin", 2) for _ in range(3)]
+        await ada.join(watched, 0)  # changes of the tables it is at still come
+        await ada.join(mine, 1)
+        last = await eve.create_table("gin", 2)  # the last change of all, for everyone
+        await wait_for(lambda: last in ada.lobby and last in eve.lobby)
+        await bot.ping()  # (the lobby's round went out before this pong)
+        await trio.sleep(2 * hall.settings.update_interval)
+        assert pushed_tables(bot) == {mine, watched}
+        assert {mine, watched, *others, last} <= pushed_tables(ada)
+        assert not set(others) & set(bot.lobby)
+        # back on: every change from now, and list_tables for the ones it missed
+        await bot.set_lobby_updates(True)
+        again = await eve.create_table("gin", 2)
+        await wait_for(lambda: again in bot.lobby)
+        assert {t.table for t in await bot.list_tables()} >= {*others, last, again}
+
+
+async def test_the_setting_is_the_connections_and_the_client_keeps_it(hall: Hall) -> None:
+    """Each new connection starts with every update; the client library asks again for
+    its choice when it resumes its session."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="bot", kind="bot",
+                            reconnect_seconds=10) as bot, \
+            open_session("127.0.0.1", hall.port, name="eve") as eve:
+        await bot.set_lobby_updates(False)
+        player = next(p for p in hall.lobby.players.connected() if p.name == "bot")
+        assert not player.lobby_updates
+        assert bot._stream is not None
+        bot._stream.socket.close()  # drop the connection under the session's feet
+        await wait_for(lambda: not bot.connected, timeout=5)
+        await wait_for(lambda: bot.connected, timeout=10)
+        await bot.ping()
+        assert not player.lobby_updates  # asked again on the new connection
+        pushed_tables(bot)
+        table = await eve.create_table("gin", 2)
+        await wait_for(lambda: table in eve.lobby)
+        await bot.ping()
+        await trio.sleep(2 * hall.settings.update_interval)
+        assert table not in pushed_tables(bot)
+
+
+async def test_the_welcome_lists_the_documented_features(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        assert ada.welcome is not None
+        assert set(ada.welcome.features) == set(FEATURES)
+    for feature in FEATURES:
+        assert f"`{feature}`" in DOC, feature
