@@ -59,8 +59,10 @@ _CONNECTION = _codes(
     ("server_full", True, "the server has max_connections connections already"),
     ("too_many_connections", True, "this address has too many connections already"),
     ("server_shutdown", True, "the server is shutting down"),
-    ("internal_error", False, "the server failed to handle the request (a bug); nothing "
-                              "changed, unless the message says the table was stopped"),
+    ("internal_error", False, "the server failed to handle the request (a bug). Unless the "
+                              "message says the table was stopped, the game did not change; "
+                              "after a table request the table's table_update follows, "
+                              "with its seats as they now are"),
 )
 
 # Codes of the lobby and the tables, answered to a request.

@@ -127,12 +127,8 @@ class TableBroken(Exception):
     """A failure after an action changed the game: the table cannot go on consistently.
 
     The table stops (as a table that failed: its journal is kept, and a restart brings it
-    back from its last committed action). ``answered``: the action's ``ok`` went out.
+    back from its last committed action).
     """
-
-    def __init__(self, message: str, *, answered: bool) -> None:
-        super().__init__(message)
-        self.answered = answered
 
 
 @dataclass
@@ -214,6 +210,7 @@ class Table:
         self.pause_until = math.inf  # the next deal waits until then
         self.closed = False
         self.failed = False  # closed by a bug (its journal is kept for a restart)
+        self._answered = False  # the command being handled has had its reply
         #: Called with each action before its events go out (the journal, issue 5).
         self.before_broadcast: Callable[[Table, Action], Awaitable[None]] | None = None
         self.first_dealer = 0  # of the current game (its journal replays from it)
@@ -310,6 +307,7 @@ class Table:
             return
         assert player is not None
         request_id = getattr(message, "id", None)
+        self._answered = False
         try:
             handler = self._handlers[type(message)]
             reply = await handler(self, player, message)
@@ -319,17 +317,20 @@ class Table:
             if isinstance(message, ActionMessage):
                 self._prompt_again(player)  # the legal alternatives and the current move
             return
-        except TableBroken as exc:
-            if not exc.answered:  # (one reply per request: after its ok, the table's
+        except TableBroken:
+            if not self._answered:  # (one reply per request: after its ok, the table's
                 player.send(ErrorMessage(  # removal tells the rest)
                     code="internal_error", message="the server failed while handling "
                     "this action, and the table is stopped", fatal=False, id=request_id))
             raise  # the run loop stops the table
-        except Exception:  # a bug before anything changed: the table goes on
+        except Exception:  # a bug that left the game as it was: the table goes on
             log.exception("table %s: failed to handle %r", self.id, message)
-            player.send(ErrorMessage(code="internal_error", message="the server failed to "
-                                     "handle this request; nothing changed", fatal=False,
-                                     id=request_id))
+            if not self._answered:  # (one reply per request)
+                player.send(ErrorMessage(
+                    code="internal_error", message="the server failed to handle this "
+                    "request; the game did not change, and the table's summary follows",
+                    fatal=False, id=request_id))
+            self._changed()  # the seats may have: the lobby announces them as they are
             return
         if reply is not None:
             player.send(reply)
@@ -361,7 +362,7 @@ class Table:
         self.spectators.discard(player)
         player.tables.add(self.id)
         self._changed()
-        player.send(Ok(id=msg.id, table=self.id, seat=seat.index))
+        self._answer(player, Ok(id=msg.id, table=self.id, seat=seat.index))
         self._send_snapshot(player, seat.index)
         return None
 
@@ -371,7 +372,7 @@ class Table:
         self.spectators.discard(player)
         player.tables.add(self.id)
         self._changed()
-        player.send(Ok(id=msg.id, table=self.id, seat=seat.index))
+        self._answer(player, Ok(id=msg.id, table=self.id, seat=seat.index))
         self._send_snapshot(player, seat.index)
         self._reschedule(seat)
 
@@ -396,7 +397,7 @@ class Table:
             self.spectators.add(player)
             player.tables.add(self.id)
             self._changed()
-        player.send(Ok(id=msg.id, table=self.id))
+        self._answer(player, Ok(id=msg.id, table=self.id))
         self._send_snapshot(player, None)
 
     def _creator_only(self, player: Player, what: str) -> None:
@@ -446,20 +447,19 @@ class Table:
                 else:
                     seat.absent_since = now
         self._changed()
-        player.send(Ok(id=msg.id, table=self.id))
+        self._answer(player, Ok(id=msg.id, table=self.id))
         for p, index in self.audience():
             self._send_snapshot(p, index)
         try:
             await self._advance()
         except Exception as exc:  # the game has begun: it cannot simply go on
-            raise TableBroken(f"table {self.id} failed starting its game",
-                              answered=True) from exc
+            raise TableBroken(f"table {self.id} failed starting its game") from exc
 
     async def _resync(self, player: Player, msg: Resync) -> None:
         seat = self.seat_of(player)
         if seat is None and player not in self.spectators:
             raise TableError("not_watching", "you neither sit nor watch at this table")
-        player.send(Ok(id=msg.id, table=self.id))
+        self._answer(player, Ok(id=msg.id, table=self.id))
         self._send_snapshot(player, seat.index if seat else None)
         self._prompt_again(player)
 
@@ -477,7 +477,7 @@ class Table:
         if msg.move != game.move_number:
             raise TableError("stale_action", f"that answers move {msg.move}; the game is at "
                                              f"move {game.move_number}")
-        await self._play(action, lambda: player.send(Ok(id=msg.id, table=self.id)))
+        await self._play(action, lambda: self._answer(player, Ok(id=msg.id, table=self.id)))
 
     async def _play(self, action: Action,
                     accepted: Callable[[], object] | None = None) -> None:
@@ -491,19 +491,16 @@ class Table:
             events = self.game.apply(action)
         except RulesError as exc:
             raise TableError(exc.code, str(exc)) from None
-        answered = False
         try:
             self.journal.append(action)
             if self.before_broadcast is not None:
                 await self.before_broadcast(self, action)
             if accepted is not None:
                 accepted()
-                answered = True
             self._broadcast(events)
             await self._advance()
         except Exception as exc:  # the game has changed: it cannot simply go on
-            raise TableBroken(f"table {self.id} failed after {action!r}",
-                              answered=answered) from exc
+            raise TableBroken(f"table {self.id} failed after {action!r}") from exc
 
     async def _advance(self) -> None:
         """Play chance (shuffles) and prompt the seat to move; end the game when it ends."""
@@ -670,6 +667,12 @@ class Table:
 
     def _changed(self) -> None:
         self._on_change(self)
+
+    def _answer(self, player: Player, reply: Ok) -> None:
+        """Send the reply of the command being handled before its handler is done (the
+        snapshot or the events follow it): from here a failure sends no second reply."""
+        player.send(reply)
+        self._answered = True
 
     _handlers: ClassVar[dict[type[Message],
                              Callable[[Table, Player, Any], Awaitable[Message | None]]]] = {

@@ -7,11 +7,11 @@ import pytest
 import trio
 import trio.testing
 from fast_settings import with_settings
-from players import play_seat, wait_for
+from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import RequestRefused, Session, open_session
-from rummyhall.protocol import ActionMessage, LocalProtocolError
+from rummyhall.protocol import ActionMessage, Join, Leave, LocalProtocolError, Ok, Ping, Pong
 from rummyhall.rules import Action, Discard, DrawStock, Knock
 from rummyhall.server import Hall, Settings
 from rummyhall.server.table import Table
@@ -280,3 +280,51 @@ async def test_a_failure_starting_a_game_stops_the_table_after_one_reply(hall: H
         await wait_for(lambda: table_id not in hall.lobby.tables)
         assert table.failed
         await ada.ping()  # the connection and the server are fine
+
+
+async def test_a_failure_in_a_seat_request_gets_one_reply_and_the_seats_as_they_are(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug met in a join: the game is untouched and the table goes on. Before the ok,
+    the refusal does not claim that nothing changed, and the table's summary follows with
+    the seat as it now is; after the ok, no second reply follows it."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        table_id = await ada.create_table("gin", 2)
+        table = hall.lobby.tables[table_id]
+        announce = Table._changed
+        failures = iter([RuntimeError("a bug")])
+
+        def failing_once(self: Table) -> None:
+            exc = next(failures, None)
+            if exc is not None:
+                raise exc  # the seat is given, its announcement and ok not yet
+            announce(self)
+
+        monkeypatch.setattr(Table, "_changed", failing_once)
+        with pytest.raises(RequestRefused) as info:
+            await ada.join(table_id, 0)
+        assert info.value.code == "internal_error"
+        assert "nothing changed" not in info.value.message
+        await wait_for(lambda: table_id in ada.lobby and ada.lobby[table_id].seats[0].name == "ada")
+
+        def failing(self: Table, player: object, seat: object) -> None:
+            raise RuntimeError("a bug")  # after the ok: the snapshot does not go out
+
+        monkeypatch.setattr(Table, "_send_snapshot", failing)
+        bob = await RawClient.connect(hall.port)
+        await bob.hello("bob")
+        await bob.send(Join(table=table_id, seat=1, id=5))
+        await bob.send(Ping(id=6))
+        replies = []
+        while not isinstance(reply := await bob.receive(), Pong):
+            if getattr(reply, "id", None) == 5:
+                replies.append(reply)
+        assert [type(r) for r in replies] == [Ok]  # its ok, and no second reply
+        monkeypatch.undo()
+        await bob.send(Leave(table=table_id, id=7))
+        await bob.aclose()
+        assert table_id in hall.lobby.tables and not table.failed
+        await wait_for(lambda: table.seats[1].empty)
+        await ada.add_bot(table_id, 1, "simple")
+        await ada.start(table_id)  # the table goes on, ada in the seat it was announced in
+        await play_seat(ada, table_id, SimpleBot())
