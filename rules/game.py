@@ -93,6 +93,23 @@ PHASE_ACTIONS: dict[Phase, frozenset[str]] = {
 }
 
 
+#: Actions and phases in the words of a refusal (a player reads them).
+ACTION_WORDS: dict[str, str] = {
+    "shuffle": "shuffling", "draw_stock": "drawing from the stock",
+    "draw_discard": "taking the discard", "pass": "passing on the upcard",
+    "discard": "discarding", "meld": "melding", "layoff": "laying off",
+    "knock": "knocking", "go_out": "going out", "declare_rummy": "declaring rummy",
+}
+PHASE_WORDS: dict[Phase, str] = {
+    Phase.DEAL: "the cards are being dealt",
+    Phase.UPCARD: "the upcard is offered: take it or pass",
+    Phase.DRAW: "draw first, from the stock or the discard pile",
+    Phase.PLAY: "this turn's draw is done: discard (or meld, lay off, knock, go out)",
+    Phase.REBUILD: "the stock is being rebuilt",
+    Phase.GAME_OVER: "the game is over",
+}
+
+
 # Shared Discard values, at most one per (seat, card): bounded by seats x cards in play.
 _DISCARDS: dict[tuple[int, Card], Discard] = {}
 
@@ -205,13 +222,15 @@ class Game:
     def _handler(self, action: Action) -> tuple[Callable[..., None], Callable[..., list[Event]]]:
         """The checks common to every action; returns the action's (verify, apply) pair."""
         kind = action.kind
-        if kind not in PHASE_ACTIONS[self.phase]:
-            raise WrongPhase(f"{kind} is not allowed in the {self.phase} phase")
         handler = self._handlers.get(kind)
         if handler is None:
-            raise WrongPhase(f"{kind} is not an action of {self.title}")
-        if action.seat != self.turn and kind != "shuffle":
+            raise WrongPhase(f"{ACTION_WORDS.get(kind, kind)} is not an action of "
+                             f"{self.title}")
+        if action.seat != self.turn and kind != "shuffle" and self.phase != Phase.GAME_OVER:
             raise NotYourTurn(f"it is seat {self.turn}'s turn, not seat {action.seat}'s")
+        if kind not in PHASE_ACTIONS[self.phase]:
+            raise WrongPhase(f"{ACTION_WORDS[kind]} is not allowed now: "
+                             f"{PHASE_WORDS[self.phase]}")
         return handler
 
     def apply(self, action: Action) -> list[Event]:

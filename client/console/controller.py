@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Awaitable, Callable
 
 from rummyhall.client.session import ClientError, RequestRefused, Session
+from rummyhall.protocol import LocalProtocolError
 from rummyhall.rules import (
     Card,
     CardError,
@@ -32,6 +33,8 @@ from rummyhall.rules import (
 from .model import ConsoleModel, CreateForm, LogEntry, cards_text, server_text
 
 Spawn = Callable[[Callable[[], Awaitable[None]]], None]
+#: a card as the screen shows it (7♦) is typed as well as its letters (7d)
+SUIT_LETTERS = str.maketrans({"♣": "c", "♦": "d", "♥": "h", "♠": "s"})
 
 COMMANDS = {
     # command: (arguments, meaning) -- the help screen and the completer read this
@@ -71,6 +74,7 @@ class Controller:
         self.session = session
         self.spawn = spawn
         self.quit = quit
+        self._listed = False  # the lobby has been listed once (see refresh)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -84,7 +88,7 @@ class Controller:
             except RequestRefused as exc:
                 model.say(server_text(exc.message), error=True)
                 return
-            except ClientError as exc:
+            except (ClientError, LocalProtocolError) as exc:  # (a value out of range)
                 model.say(f"not sent: {exc}", error=True)
                 return
             if done:
@@ -136,7 +140,7 @@ class Controller:
         hand = self.model.hand()
         out: list[Card] = []
         for word in words:
-            text = word.strip()
+            text = word.strip().translate(SUIT_LETTERS)
             if len(text) >= 2 and text.upper() != "JK":
                 text = text[:-1].upper() + text[-1].lower()
             try:
@@ -150,8 +154,11 @@ class Controller:
         return out
 
     def _one_card(self, words: list[str]) -> Card | None:
+        if len(words) > 1:
+            self.model.say("name one card for this", error=True)
+            return None
         if words:
-            cards = self._cards(words[:1])
+            cards = self._cards(words)
             return cards[0] if cards else None
         chosen = self.model.chosen_cards()
         if len(chosen) != 1:
@@ -232,8 +239,12 @@ class Controller:
                 model.say(f"could not list the tables: {exc}", error=True)
                 return
             model.on_change()
-            # a seat of ours in a running game that we left (a restart of the client,
-            # after its bye): a house bot keeps it until we join again, so rejoin
+            if self._listed:
+                return
+            self._listed = True
+            # at the start only: a seat of ours in a running game that we left (a restart
+            # of the client, after its bye): a house bot keeps it until we join again, so
+            # rejoin. (A seat left with :leave from here stays left.)
             me = self.session.player_id
             ours = [t.table for t in tables if t.state == "playing"
                     and t.table not in self.session.tables
@@ -369,7 +380,7 @@ class Controller:
             except RequestRefused as exc:
                 model.say(server_text(exc.message), error=True)  # the form stays as it was
                 return
-            except ClientError as exc:
+            except (ClientError, LocalProtocolError) as exc:  # (a value out of range)
                 model.say(f"not sent: {exc}", error=True)
                 return
             model.form = None

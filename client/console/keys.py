@@ -155,7 +155,7 @@ def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buf
 
     bind("left", filter=table)(lambda: model.move_cursor(-1))
     bind("right", filter=table)(lambda: model.move_cursor(1))
-    bind("home", filter=table)(lambda: model.move_cursor(-model.cursor))
+    bind("home", filter=table)(model.cursor_home)
     bind("space", filter=table)(model.toggle_selected)
     bind("s", filter=table)(controller.draw_stock)
     bind("p", filter=table)(controller.draw_pile)

@@ -450,6 +450,8 @@ class ConsoleModel:
     table: int | None = None
     lobby_row: int = 0
     cursor: int = 0
+    #: the card under the cursor: the cursor stays on it when the hand is sorted again
+    cursor_at: Card | None = None
     selected: set[Card] = field(default_factory=set)
     status: str = ""
     status_error: bool = False
@@ -503,10 +505,16 @@ class ConsoleModel:
         return flat_hand(view) if view is not None else []
 
     def cursor_card(self) -> Card | None:
+        """The card under the cursor: the one it was put on while that is in the hand (a
+        draw sorts the hand again), else the one at its place."""
         hand = self.hand()
         if not hand:
             return None
-        self.cursor = min(max(self.cursor, 0), len(hand) - 1)
+        if self.cursor_at in hand:
+            self.cursor = hand.index(self.cursor_at)
+        else:
+            self.cursor = min(max(self.cursor, 0), len(hand) - 1)
+            self.cursor_at = hand[self.cursor]
         return hand[self.cursor]
 
     def chosen_cards(self) -> list[Card]:
@@ -547,14 +555,21 @@ class ConsoleModel:
 
     def open_table(self, table: int) -> None:
         self.table, self.screen = table, "table"
-        self.cursor, self.selected = 0, set()
+        self.cursor, self.cursor_at, self.selected = 0, None, set()
         self.show_scores = False
         self.on_change()
 
     def move_cursor(self, delta: int) -> None:
-        n = len(self.hand())
-        if n:
-            self.cursor = (self.cursor + delta) % n
+        if self.cursor_card() is not None:
+            hand = self.hand()
+            self.cursor = (self.cursor + delta) % len(hand)
+            self.cursor_at = hand[self.cursor]
+        self.on_change()
+
+    def cursor_home(self) -> None:
+        hand = self.hand()
+        if hand:
+            self.cursor, self.cursor_at = 0, hand[0]
         self.on_change()
 
     def toggle_selected(self) -> None:
@@ -606,6 +621,8 @@ class ConsoleModel:
             state = self.source.tables.get(table)
             if state is not None and state.seat is not None:
                 self.clocks[table] = (state.seat, deadline)
+            if table == self.table:
+                self.show_scores = False  # the keys play: the hand must be in sight
         elif kind == "snapshot" and table is not None and self.table is None:
             state = self.source.tables.get(table)
             if state is not None and state.seat is not None:

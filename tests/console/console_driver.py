@@ -59,6 +59,7 @@ class Person:
     async def cursor_to(self, card: Card) -> None:
         hand = self.model.hand()
         target = hand.index(card)
+        self.model.cursor_card()  # (where the cursor is now: on its card)
         moves = (target - self.model.cursor) % len(hand)
         await self.press(RIGHT * moves)
         await self.wait(lambda: self.model.cursor_card() == card, what=f"cursor on {card}")

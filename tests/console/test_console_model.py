@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
 
+import trio
+
+from rummyhall.client import Session, Update
 from rummyhall.client.console.controller import Controller
 from rummyhall.client.console.layout import seat_fragments
 from rummyhall.client.console.model import (
@@ -17,7 +21,7 @@ from rummyhall.client.console.model import (
     score_sheet,
     server_text,
 )
-from rummyhall.protocol import GameInfo, OptionInfo, SeatInfo, TableInfo
+from rummyhall.protocol import GameInfo, OptionInfo, SeatInfo, TableInfo, Turn
 from rummyhall.rules import HandScored, SeatView, new_game, parse_cards, seat_view
 
 
@@ -98,3 +102,56 @@ def test_a_servers_refusal_names_cards_as_the_screen_shows_them() -> None:
     assert server_text("7d is not in your hand") == "7♦ is not in your hand"
     assert server_text("Td#1 and As, then JK") == "T♦ and A♠, then JK"
     assert server_text("Add 2nd seat; 10d") == "Add 2nd seat; 10d"  # words stay words
+
+
+def test_the_cursor_stays_on_its_card_when_the_hand_is_sorted_again() -> None:
+    state = SimpleNamespace(view=gin_view("2c 9d Kh"), seat=0, info=None)
+    source = SimpleNamespace(tables={1: state}, lobby={})
+    model = ConsoleModel(source)
+    model.open_table(1)
+    while model.cursor_card() != parse_cards("Kh")[0]:
+        model.move_cursor(1)
+    state.view = dataclasses.replace(state.view, hand=parse_cards("2c 9d Kh 5s"))  # a draw
+    assert model.cursor_card() == parse_cards("Kh")[0]
+    model.move_cursor(-1)
+    assert model.cursor_card() == parse_cards("9d")[0]
+    model.cursor_home()
+    assert model.cursor_card() == flat_hand(state.view)[0]
+
+
+def test_ones_turn_brings_the_hand_back_over_the_scores() -> None:
+    state = SimpleNamespace(view=gin_view("2c 9d Kh"), seat=0, info=None)
+    model = ConsoleModel(SimpleNamespace(tables={1: state}, lobby={}))
+    model.open_table(1)
+    model.show_scores = True  # as a hand's scores open the sheet
+    model.on_update(Update("turn", 1, Turn(table=1, seat=1, move=3, time_left_ms=None)))
+    assert model.show_scores  # another seat's turn: the scores may stay
+    model.on_update(Update("your_turn", 1, state))
+    assert not model.show_scores
+
+
+def test_card_words_as_the_screen_shows_them_and_one_card_where_one_is_meant() -> None:
+    state = SimpleNamespace(view=gin_view("Th 9d Kh"), seat=0, info=None)
+    source = SimpleNamespace(tables={1: state}, lobby={}, connected=True)
+    model = ConsoleModel(source)
+    model.open_table(1)
+    sent: list[object] = []
+    controller = Controller(model, source, spawn=sent.append)  # type: ignore[arg-type]
+    assert controller._cards(["T♥", "k♥"]) == list(parse_cards("Th Kh"))
+    assert controller._cards(["10♥"]) == list(parse_cards("Th"))
+    controller.discard(["Th", "Kh"])
+    assert not sent and model.status_error and "one card" in model.status
+
+
+def test_a_value_out_of_range_is_refused_in_the_status_line() -> None:
+    """The message cannot be built (a number past the protocol's range): the console
+    says so and goes on, as for a server's refusal."""
+    session = Session("127.0.0.1", 9, "ada")
+    model = ConsoleModel(session)
+    tasks: list[Callable[[], Awaitable[None]]] = []
+    controller = Controller(model, session, spawn=tasks.append)
+    controller.join(3_000_000_000)
+    controller.say("x" * 501)
+    for task in tasks:
+        trio.run(task)
+    assert model.status_error and model.status.startswith("not sent: say.text")

@@ -103,12 +103,13 @@ def test_an_illegal_move_is_refused_with_the_reason_and_changes_nothing(
         assert "[x]pass" in p.screen() and "[p]pile" in p.screen()  # the legal ones
         await p.press("s")  # Gin's upcard offer: the stock may not be drawn yet
         await p.wait(lambda: p.model.status_error, what="the refusal")
-        assert "not allowed in the upcard phase" in p.model.status
+        assert "drawing from the stock is not allowed now: the upcard is offered" \
+            in p.model.status
         await p.wait(lambda: state.my_turn, what="a fresh your_turn")
         assert (state.view.hand, state.view.discard_pile, state.move) == before
         assert p.model.cursor == cursor and p.model.screen == "table"
         await p.type_command("discard " + str(state.view.hand[0]))  # also refused
-        await p.wait(lambda: "discard is not allowed" in p.model.status, what="refusal 2")
+        await p.wait(lambda: "discarding is not allowed" in p.model.status, what="refusal 2")
         await p.wait(lambda: state.my_turn, what="a fresh your_turn")
         assert (state.view.hand, state.view.discard_pile, state.move) == before
         await p.press("x")  # a legal pass clears the error and the game goes on
@@ -221,5 +222,25 @@ def test_the_form_explains_a_bad_option_with_the_servers_message(server_port: in
         await p.wait(lambda: p.model.screen == "table" and p.model.info is not None,
                      what="the table")
         assert p.model.info is not None and p.model.info.options["knock_limit"] == 7
+
+    run(server_port, scenario)
+
+
+@pytest.mark.parametrize("server_port", [{"house_delay": 0.3}], indirect=True)
+def test_a_seat_left_with_leave_stays_left(server_port: int) -> None:
+    """:leave hands the seat to a house bot; going back to the lobby does not sit the
+    player again (only a restarted client takes its seat back by itself)."""
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin")
+        table = p.model.table
+        await p.type_command("leave")
+        await p.wait(lambda: p.model.screen == "lobby", what="back in the lobby")
+        for _ in range(2):
+            await p.press("r")  # a refresh of the lobby
+            await p.type_command("lobby")
+        await asyncio.sleep(0.5)  # the refreshes are answered in a few ms
+        assert p.model.screen == "lobby" and table not in p.h.session.tables
+        assert table in p.h.session.lobby  # (still being played, by two house bots)
+        assert not any("back at table" in e.text for e in p.model.log)
 
     run(server_port, scenario)
