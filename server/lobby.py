@@ -249,6 +249,14 @@ class Lobby:
             self.players.forget(player)
         return len(stale)
 
+    async def prompt_again(self, player: Player) -> None:
+        """An action of ``player`` was refused before any table read it (a bad card, a bad
+        field): each of its tables where it is to move sends it a fresh your_turn."""
+        for table_id in sorted(player.tables):
+            table = self.tables.get(table_id)
+            if table is not None:
+                await self._to_table(table, Command(player, "prompt"))
+
     async def leave_all(self, player: Player) -> None:
         """``bye``: the player stands up from every table (seats in play go to house bots)."""
         for table_id in sorted(player.tables):

@@ -164,9 +164,15 @@ class ServerSession:
             try:
                 event = self.conn.next_event()
             except RemoteProtocolError as exc:
-                self._queue(error_message(exc))
                 if exc.fatal:
+                    self._queue(error_message(exc))
                     return
+                refusal = self._over_rate(exc.request_id)  # a refused frame counts too
+                self._queue(refusal or error_message(exc))
+                if refusal is not None and refusal.fatal:
+                    return
+                if refusal is None and exc.message_type == "action":
+                    await self.hall.lobby.prompt_again(self.player)  # a fresh your_turn
                 continue
             if event is NEED_DATA:
                 # (no timeout here: the hall's watchdog closes a session idle too long)
@@ -179,12 +185,10 @@ class ServerSession:
                 continue
             if event is CLOSED or event is PAUSED:
                 return
-            if not self.bucket.take(trio.current_time()):
-                burst = self.bucket.refused_in_a_row >= self.bucket.burst
-                self._queue(ErrorMessage(code="rate_limited", fatal=burst,
-                                         message="too many messages: this one was ignored",
-                                         id=getattr(event, "id", None)))
-                if burst:
+            refusal = self._over_rate(getattr(event, "id", None))
+            if refusal is not None:
+                self._queue(refusal)
+                if refusal.fatal:
                     return
                 continue
             if isinstance(event, Ping):
@@ -194,6 +198,15 @@ class ServerSession:
                 return
             else:
                 await self.hall.lobby.handle(self.player, event)
+
+    def _over_rate(self, request_id: int | str | None) -> ErrorMessage | None:
+        """Take a token for a frame received; without one, the ``rate_limited`` refusal
+        to answer it with (fatal once ``burst`` frames in a row were refused)."""
+        if self.bucket.take(trio.current_time()):
+            return None
+        burst = self.bucket.refused_in_a_row >= self.bucket.burst
+        return ErrorMessage(code="rate_limited", fatal=burst,
+                            message="too many messages: this one was ignored", id=request_id)
 
     def _queue(self, message: Message) -> None:
         """Queue a message of the connection itself; a fatal one closes after it is sent."""

@@ -87,15 +87,18 @@ def timeout_action(game: Game, seat: int) -> SeatAction:
     """What the server plays for a seat whose time ran out (docs/protocol.md, section 7).
 
     Pass Gin's upcard; draw from the stock (the discard when the stock is empty); then
-    discard the card leaving the least deadwood. Never meld, lay off, knock or go out.
+    discard the card leaving the least deadwood, never the card just taken from the
+    discard pile while there is another (whether or not the rules would allow it). Never
+    meld, lay off, knock or go out.
     """
     legal = game.legal_actions()
     for kind in (PassUpcard, DrawStock, DrawDiscard):
         for action in legal:
             if isinstance(action, kind):
                 return action
-    forbidden = game.taken if game.options.forbid_discarding_taken_card else None
-    card, _ = best_discard(game.hands[seat], game.meld_rules, forbidden=forbidden)
+    hand = game.hands[seat]
+    taken = game.taken if len(hand) > 1 else None  # (unless it is all that is left)
+    card, _ = best_discard(hand, game.meld_rules, forbidden=taken)
     return Discard(seat, card)
 
 
@@ -136,7 +139,7 @@ class Command:
     """A request for a table: ``message`` from ``player`` (None: the server itself)."""
 
     player: Player | None
-    message: Message | str  # a protocol message, or "connected" / "disconnected"
+    message: Message | str  # a protocol message, or "connected", "disconnected", "prompt"
     done: trio.Event | None = None  # set once handled (the session waits: replies in order)
 
 
@@ -301,8 +304,12 @@ class Table:
 
     async def _handle_command(self, command: Command) -> None:
         player, message = command.player, command.message
-        if isinstance(message, str):
-            if player is not None:
+        if isinstance(message, str):  # the server's own: "connected", "disconnected",
+            if player is None:  # "prompt" (the player's action was refused unread)
+                return
+            if message == "prompt":
+                self._prompt_again(player)
+            else:
                 self._presence(player, message == "connected")
             return
         assert player is not None

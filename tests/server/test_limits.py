@@ -115,6 +115,23 @@ async def test_a_flood_is_refused_then_closed(hall: Hall, settings: Settings) ->
         await calm.ping()  # the server is fine
 
 
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=20)])
+async def test_frames_refused_unread_count_against_the_rate_too(hall: Hall) -> None:
+    """A frame the server refuses without reading it (an unknown type) costs a token as
+    every frame does: a flood of them is refused, then closed, like a flood of pings."""
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("noise")
+    body = msgpack.packb({"type": "nonsense", "id": 1})
+    frame = struct.pack(">I", len(body)) + body
+    await raw.send_bytes(frame * 200)
+    got = await raw.receive_until_closed()
+    unknown = [m for m in got if isinstance(m, Error) and m.code == "unknown_type"]
+    limited = [m for m in got if isinstance(m, Error) and m.code == "rate_limited"]
+    assert 10 <= len(unknown) < 50
+    assert limited and limited[-1].fatal
+
+
 @pytest.mark.parametrize("settings", [with_settings(send_queue=8)])
 async def test_a_client_that_does_not_read_is_dropped(hall: Hall, settings: Settings) -> None:
     assert hall.port

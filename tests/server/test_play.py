@@ -3,6 +3,9 @@ a reconnect in the middle of a hand."""
 
 from __future__ import annotations
 
+import random
+
+import msgpack
 import pytest
 import trio
 import trio.testing
@@ -10,11 +13,25 @@ from fast_settings import with_settings
 from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
+from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.client import RequestRefused, Session, open_session
-from rummyhall.protocol import ActionMessage, Join, Leave, LocalProtocolError, Ok, Ping, Pong
-from rummyhall.rules import Action, Discard, DrawStock, Knock
+from rummyhall.protocol import (
+    ActionMessage,
+    AddBot,
+    CreateTable,
+    Error,
+    Join,
+    Leave,
+    LocalProtocolError,
+    Ok,
+    Ping,
+    Pong,
+    Start,
+    YourTurn,
+)
+from rummyhall.rules import Action, Discard, DrawDiscard, DrawStock, Knock, Phase, new_game
 from rummyhall.server import Hall, Settings
-from rummyhall.server.table import Table
+from rummyhall.server.table import Table, timeout_action
 
 
 async def gin_table(session: Session, *, bot_seat: int = 1, **options: object) -> int:
@@ -328,3 +345,51 @@ async def test_a_failure_in_a_seat_request_gets_one_reply_and_the_seats_as_they_
         await ada.add_bot(table_id, 1, "simple")
         await ada.start(table_id)  # the table goes on, ada in the seat it was announced in
         await play_seat(ada, table_id, SimpleBot())
+
+
+@pytest.mark.parametrize("game_name", ["gin", "basic", "chicago", "three_thirteen"])
+def test_the_timeout_discard_is_never_the_card_just_taken(game_name: str) -> None:
+    """Even where the rules allow it (forbid_discarding_taken_card off), the timeout action
+    does not throw back the card its seat just took from the discard pile, unless that
+    card is all the hand holds."""
+    checked = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        game = new_game(game_name, {"forbid_discarding_taken_card": False}, players=2)
+        for _ in range(400):
+            if game.is_over:
+                break
+            if game.to_move is None:  # chance: the shuffle
+                game.apply(shuffle_for(game, rng))
+                continue
+            if game.taken is not None and game.phase is Phase.PLAY:
+                action = timeout_action(game, game.to_move)
+                assert isinstance(action, Discard)
+                if len(game.hands[game.to_move]) > 1:  # (else it is all there is)
+                    assert action.card != game.taken
+                    checked += 1
+            legal = game.legal_actions()
+            takes = [a for a in legal if isinstance(a, DrawDiscard)]
+            game.apply(takes[0] if takes and rng.random() < 0.7 else rng.choice(legal))
+    assert checked >= 20
+
+
+async def test_an_action_refused_unread_is_followed_by_a_fresh_your_turn(hall: Hall) -> None:
+    """An action frame the server cannot read (a card written wrong) is refused by the
+    protocol layer, before any table sees it: a fresh your_turn follows all the same."""
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("ada")
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    await raw.send(AddBot(table=1, seat=1, strategy="simple", id=2))
+    await raw.send(Join(table=1, seat=0, id=3))
+    await raw.send(Start(table=1, id=4))
+    while not isinstance(prompt := await raw.receive(), YourTurn):
+        pass
+    body = msgpack.packb({"type": "action", "table": 1, "move": prompt.move, "id": 9,
+                          "action": {"kind": "discard", "card": "10d"}})
+    await raw.send_bytes(len(body).to_bytes(4, "big") + body)
+    after = [await raw.receive(), await raw.receive()]
+    assert isinstance(after[0], Error) and after[0].code == "bad_card" and after[0].id == 9
+    assert isinstance(after[1], YourTurn) and after[1].move == prompt.move
+    await raw.aclose()
