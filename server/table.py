@@ -385,7 +385,7 @@ class Table:
 
     async def _leave(self, player: Player, msg: Leave) -> Ok:
         seat = self.seat_of(player)
-        if seat is None:
+        if seat is None or seat.left:  # (a seat left stays the player's, to come back to)
             if player not in self.spectators:
                 raise TableError("not_watching", "you neither sit nor watch at this table")
             self.spectators.discard(player)
@@ -400,7 +400,10 @@ class Table:
         return Ok(id=msg.id, table=self.id)
 
     async def _watch(self, player: Player, msg: Watch) -> None:
-        if self.seat_of(player) is None:
+        seat = self.seat_of(player)
+        if seat is not None and not seat.left:
+            raise TableError("already_seated", f"you sit in seat {seat.index} of this table")
+        if player not in self.spectators:  # (a player who left its seat may watch)
             self.spectators.add(player)
             player.tables.add(self.id)
             self._changed()
@@ -476,6 +479,9 @@ class Table:
         seat = self.seat_of(player)
         if seat is None:
             raise TableError("not_seated", "you have no seat at this table")
+        if seat.left:
+            raise TableError("not_seated", f"you left seat {seat.index}: join the table "
+                                           "again to play it")
         game = self.game
         if game is None or self.state != "playing":
             raise TableError("not_started" if self.state == "waiting" else "game_over",
@@ -621,7 +627,7 @@ class Table:
             if not connected and player in self.spectators:
                 self.spectators.discard(player)
                 self._changed()
-            elif connected and seat is None and self.id in player.tables:
+            elif connected and self.id in player.tables:
                 self.spectators.add(player)
                 self._changed()
                 self._send_snapshot(player, None)

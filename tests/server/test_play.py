@@ -393,3 +393,33 @@ async def test_an_action_refused_unread_is_followed_by_a_fresh_your_turn(hall: H
     assert isinstance(after[0], Error) and after[0].code == "bad_card" and after[0].id == 9
     assert isinstance(after[1], YourTurn) and after[1].move == prompt.move
     await raw.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(house_delay=0.05)])
+async def test_a_player_who_left_may_watch_but_not_act_until_it_joins_again(
+        hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        table = await gin_table(ada)
+        seat = ada.tables[table].seat
+        await my_turn(ada, table)
+        move = ada.tables[table].move
+        await ada.leave(table)  # a house bot plays the seat, which stays ada's
+        with pytest.raises(RequestRefused) as info:
+            await ada.request(ActionMessage(table=table, move=move or 0,
+                                            action={"kind": "pass"}))
+        assert info.value.code == "not_seated"
+        await ada.watch(table)
+        await wait_for(lambda: table in ada.tables and ada.tables[table].view is not None)
+        watched = ada.tables[table]
+        assert watched.seat is None  # the spectator's view
+        seq = watched.seq
+        await wait_for(lambda: watched.seq > seq + 2)  # the events keep coming
+        await ada.leave(table)  # stops watching
+        with pytest.raises(RequestRefused) as info:
+            await ada.leave(table)
+        assert info.value.code == "not_watching"
+        assert await ada.join(table) == seat  # the seat back
+        with pytest.raises(RequestRefused) as info:
+            await ada.watch(table)
+        assert info.value.code == "already_seated"
