@@ -53,7 +53,8 @@ _CONNECTION = _codes(
     ("idle_timeout", True, "nothing arrived from the client within idle_seconds"),
     ("rate_limited", False, "the frame arrived with the rate bucket empty and was ignored "
                             "(fatal once burst frames in a row were refused)"),
-    ("slow_consumer", True, "the client does not read fast enough: its outgoing queue is full"),
+    ("slow_consumer", True, "the client does not read fast enough: its outgoing queue is "
+                            "full (the connection closes; the error is not sent)"),
     ("session_replaced", True, "the same player connected again with its token; this older "
                                "connection is closed"),
     ("server_full", True, "the server has max_connections connections already"),

@@ -52,3 +52,5 @@ GRACE_SECONDS: Final = 120
 MAX_CONNECTIONS: Final = 1024
 MAX_PER_ADDRESS: Final = 64
 MAX_TABLES: Final = 256
+MAX_LISTED_TABLES: Final = 1024
+"""The most tables a ``tables`` reply holds, so the most a server may have at once."""

@@ -40,6 +40,7 @@ from .limits import (
     MAX_FRAME,
     MAX_FRAME_LIMIT,
     MAX_ID,
+    MAX_LISTED_TABLES,
     MAX_NAME,
     MAX_PLAYER_ID,
     MAX_SEATS,
@@ -402,7 +403,8 @@ class ListTables(Message):
 class Tables(Message):
     """Every table of the server."""
 
-    tables: tuple[TableInfo, ...] = spec(ArrayT(RecordT(TableInfo), 0, 1024), "the tables")
+    tables: tuple[TableInfo, ...] = spec(ArrayT(RecordT(TableInfo), 0, MAX_LISTED_TABLES),
+                                         "the tables")
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
 
 

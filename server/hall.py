@@ -76,6 +76,7 @@ class Hall:
             player = players.new(hello.name, hello.kind)
         else:
             players.rename(player, hello.name)
+            player.kind = hello.kind  # (the kind is the connection's: what it says now)
             old = self._by_player.get(player.id)
             if old is not None and old is not session:
                 old.close(fatal("session_replaced", "you connected again elsewhere"))

@@ -10,6 +10,7 @@ import pytest
 import trio
 from players import RawClient
 
+from rummyhall.protocol.limits import MAX_LISTED_TABLES
 from rummyhall.server import ConfigError, Settings
 
 
@@ -70,3 +71,11 @@ async def test_rummyhall_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
             await process.wait()
         if process.stdout is not None:
             await process.stdout.aclose()
+
+
+def test_max_tables_is_bounded_by_what_a_tables_reply_holds() -> None:
+    """Every table must fit in one tables reply, so the setting stops at its limit."""
+    with pytest.raises(ConfigError, match="max_tables"):
+        Settings.load(flags={"max_tables": MAX_LISTED_TABLES + 1})
+    assert Settings.load(flags={"max_tables": MAX_LISTED_TABLES}).max_tables == \
+        MAX_LISTED_TABLES

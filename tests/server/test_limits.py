@@ -367,3 +367,19 @@ async def test_a_welcome_that_does_not_go_out_ends_the_session(
     assert len(stalled) == 1
     await wait_for(lambda: not hall.sessions)
     assert not any(p.name == "mute" for p in hall.lobby.players.connected())
+
+
+async def test_a_resumed_connection_is_of_the_kind_its_hello_says(hall: Hall) -> None:
+    """The kind belongs to the connection: a person's token resumed by a spectator tool
+    is a spectator (it may not create tables or sit)."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        token = ada.token
+    raw = await RawClient.connect(hall.port)
+    await raw.send(Hello(versions=(1,), name="ada", kind="spectator", token=token))
+    welcome = await raw.receive()
+    assert isinstance(welcome, Welcome) and welcome.session.resumed
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    reply = await raw.receive()
+    assert isinstance(reply, Error) and reply.code == "spectator_only"
+    await raw.aclose()
