@@ -76,6 +76,7 @@ class ServerSession:
         self.player: Player | None = None
         self.bucket = TokenBucket(rate=s.messages_per_second, burst=s.burst)
         self._cancel: trio.CancelScope | None = None  # the whole session (a slow reader)
+        self._greeting = trio.CancelScope()  # the wait for the hello: a polite close
         self._reading = trio.CancelScope()  # the reader only: a polite close
         self._closing: ErrorMessage | None = None
         self._outbox: Outbox | None = None
@@ -102,9 +103,11 @@ class ServerSession:
     async def _run(self) -> None:
         s = self.hall.settings
         hello: Hello | None = None
-        with trio.move_on_after(s.handshake_seconds):
+        with trio.move_on_after(s.handshake_seconds), self._greeting:
             hello = await self._read_hello()
         if hello is None:
+            if self._closing is not None:
+                return  # closed from outside (a shutdown): _finish sends why
             if self.conn.state.value in ("START", "GREETING"):
                 await self._send_now(fatal("handshake_timeout",
                                            f"no hello within {s.handshake_seconds:g} s"))
@@ -338,6 +341,7 @@ class ServerSession:
         """Close this session from outside (shutdown, replaced by a resumed session): the
         queued messages and ``message`` are still sent."""
         self._closing = message
+        self._greeting.cancel()
         self._reading.cancel()
 
     async def _finish(self) -> None:

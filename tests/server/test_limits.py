@@ -254,13 +254,20 @@ async def test_handshake_and_idle_timeouts(hall: Hall, settings: Settings,
 
 
 async def test_graceful_shutdown_tells_every_client(settings: Settings) -> None:
+    """Every client hears server_shutdown at once, even one that has not said hello yet
+    (the server does not wait for its handshake to time out)."""
     server = Hall(settings)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve)
         raw = await RawClient.connect(port)
         await raw.hello("ada")
+        mute = await RawClient.connect(port)
+        await wait_for(lambda: len(server.sessions) == 2)
+        started = trio.current_time()
         server.stop()
+    assert trio.current_time() - started < settings.handshake_seconds / 2
     assert fatal_codes(await raw.receive_until_closed()) == ["server_shutdown"]
+    assert fatal_codes(await mute.receive_until_closed()) == ["server_shutdown"]
     with pytest.raises(OSError):
         await trio.open_tcp_stream("127.0.0.1", port)
 
