@@ -76,7 +76,7 @@ from rummyhall.rules import (
 )
 
 from .config import Settings
-from .players import Player, Prepared
+from .players import Outbox, Player, Prepared
 
 log = logging.getLogger("rummyhall.table")
 
@@ -143,6 +143,11 @@ class Command:
     done: trio.Event | None = None  # set once handled (the session waits: replies in order)
 
 
+def _taken_in(player: Player, outbox: Outbox | None) -> bool:
+    """``player`` is connected by ``outbox``, the connection a table took in."""
+    return outbox is not None and player.outbox is outbox and not outbox.closed
+
+
 class Seat:
     """A seat: empty, a player's, or a house bot's.
 
@@ -158,6 +163,9 @@ class Seat:
         self.stand_in: Strategy | None = None  # a house bot playing for the absent player
         self.absent_since: float | None = None  # the grace period runs from then
         self.left = False  # the player left the table during the game
+        # the player's connection this table has taken in (sent it a snapshot): a newer
+        # one gets nothing before its own snapshot
+        self.outbox: Outbox | None = None
 
     @property
     def empty(self) -> bool:
@@ -180,8 +188,10 @@ class Seat:
 
     @property
     def present(self) -> bool:
-        """A player sits here, is connected and has not left."""
-        return self.player is not None and self.player.connected and not self.left
+        """A player sits here, is connected (by the connection this table took in) and
+        has not left."""
+        p = self.player
+        return p is not None and not self.left and _taken_in(p, self.outbox)
 
 
 class Table:
@@ -199,7 +209,7 @@ class Table:
         self.grace_seconds = grace_seconds
         self.settings = settings
         self.seats = [Seat(i) for i in range(players)]
-        self.spectators: set[Player] = set()
+        self.spectators: dict[Player, Outbox | None] = {}  # with the connection taken in
         self.game: Game | None = None
         self.state = "waiting"
         self.seq = 0
@@ -241,7 +251,7 @@ class Table:
         """Every connected player who sees this table, with the seat whose view they get."""
         seen: list[tuple[Player, int | None]] = [
             (s.player, s.index) for s in self.seats if s.player is not None and s.present]
-        seen += [(p, None) for p in self.spectators if p.connected]
+        seen += [(p, None) for p, box in self.spectators.items() if _taken_in(p, box)]
         return seen
 
     # ------------------------------------------------------------------ the task
@@ -365,8 +375,8 @@ class Table:
             seat = self.seats[msg.seat]
             if not seat.empty:
                 raise TableError("seat_taken", f"seat {msg.seat} is taken")
-        seat.player = player
-        self.spectators.discard(player)
+        seat.player, seat.outbox = player, player.outbox
+        self.spectators.pop(player, None)
         player.tables.add(self.id)
         self._changed()
         self._answer(player, Ok(id=msg.id, table=self.id, seat=seat.index))
@@ -376,7 +386,8 @@ class Table:
     def _come_back(self, player: Player, seat: Seat, msg: Join) -> None:
         """A player who left during the game takes its seat back."""
         seat.left, seat.stand_in, seat.absent_since = False, None, None
-        self.spectators.discard(player)
+        seat.outbox = player.outbox
+        self.spectators.pop(player, None)
         player.tables.add(self.id)
         self._changed()
         self._answer(player, Ok(id=msg.id, table=self.id, seat=seat.index))
@@ -388,7 +399,7 @@ class Table:
         if seat is None or seat.left:  # (a seat left stays the player's, to come back to)
             if player not in self.spectators:
                 raise TableError("not_watching", "you neither sit nor watch at this table")
-            self.spectators.discard(player)
+            self.spectators.pop(player, None)
         elif self.state in ("waiting", "finished"):
             seat.player = None
         else:  # during a game the seat stays the player's; a house bot plays it meanwhile
@@ -403,8 +414,9 @@ class Table:
         seat = self.seat_of(player)
         if seat is not None and not seat.left:
             raise TableError("already_seated", f"you sit in seat {seat.index} of this table")
-        if player not in self.spectators:  # (a player who left its seat may watch)
-            self.spectators.add(player)
+        new = player not in self.spectators  # (a player who left its seat may watch)
+        self.spectators[player] = player.outbox
+        if new:
             player.tables.add(self.id)
             self._changed()
         self._answer(player, Ok(id=msg.id, table=self.id))
@@ -625,16 +637,17 @@ class Table:
         if seat is None or seat.left:
             # a spectator stays one across a drop: it gets a fresh snapshot when back
             if not connected and player in self.spectators:
-                self.spectators.discard(player)
+                self.spectators.pop(player, None)
                 self._changed()
             elif connected and self.id in player.tables:
-                self.spectators.add(player)
+                self.spectators[player] = player.outbox
                 self._changed()
                 self._send_snapshot(player, None)
             return
         if connected:
             seat.absent_since = None
             seat.stand_in = None
+            seat.outbox = player.outbox  # taken in: from here it gets what the table sends
             self._changed()
             self._send_snapshot(player, seat.index)
             if self.bot_due != math.inf:

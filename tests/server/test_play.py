@@ -20,13 +20,18 @@ from rummyhall.protocol import (
     AddBot,
     CreateTable,
     Error,
+    EventMessage,
+    Hello,
     Join,
     Leave,
     LocalProtocolError,
     Ok,
     Ping,
     Pong,
+    Snapshot,
     Start,
+    Watch,
+    Welcome,
     YourTurn,
 )
 from rummyhall.rules import Action, Discard, DrawDiscard, DrawStock, Knock, Phase, new_game
@@ -423,3 +428,30 @@ async def test_a_player_who_left_may_watch_but_not_act_until_it_joins_again(
         with pytest.raises(RequestRefused) as info:
             await ada.watch(table)
         assert info.value.code == "already_seated"
+
+
+@pytest.mark.parametrize("settings", [with_settings(house_delay=0.002)])
+async def test_a_resumed_connection_gets_its_snapshot_before_any_event(hall: Hall) -> None:
+    """While a game runs fast, a spectator drops and resumes again and again: each new
+    connection's first message of the table is its snapshot, never an event before it."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="host") as host:
+        table = await host.create_table("gin", 2, {"target_score": 500})
+        await host.add_bot(table, 0, "simple")
+        await host.add_bot(table, 1, "simple")
+        raw = await RawClient.connect(hall.port)
+        welcome = await raw.hello("eve")
+        assert isinstance(welcome, Welcome)
+        await raw.send(Watch(table=table, id=1))
+        await host.start(table)
+        for _ in range(40):
+            await wait_for(lambda: hall.lobby.tables[table].seq > 0)
+            raw.stream.socket.close()  # dropped: the server notices when it reads
+            raw = await RawClient.connect(hall.port)
+            await raw.send(Hello(versions=(1,), name="eve", kind="person",
+                                 token=welcome.session.token))
+            assert isinstance(await raw.receive(), Welcome)
+            while not isinstance(first := await raw.receive(), (Snapshot, EventMessage)):
+                pass
+            assert isinstance(first, Snapshot), first
+        await raw.aclose()
