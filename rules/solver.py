@@ -1043,8 +1043,9 @@ def knocker_arrangement(cards: Iterable[int], defender: Iterable[int], rules: Me
                         allow_layoffs: bool) -> tuple[Arrangement, LayoffResult]:
     """The knocker's arrangement at a Gin showdown (RULES.md 3.4 step 1), and the defender's.
 
-    Among the knocker's minimum-deadwood arrangements, the one after which the defender's
-    best result (:func:`best_layoffs`) keeps the most deadwood; among equals the one
+    Among the knocker's minimum-deadwood arrangements, the one leaving the defender the
+    fewest layoffs in its best result (:func:`best_layoffs`); among those, the one after
+    which the defender keeps the most deadwood; among equals the one
     :func:`best_arrangement` shows, then a fixed order. Without layoffs (gin) the
     defender only melds his own cards. At most 1,000 optimal arrangements are compared.
     """
@@ -1054,6 +1055,7 @@ def knocker_arrangement(cards: Iterable[int], defender: Iterable[int], rules: Me
     if not allow_layoffs:
         return shown, best_layoffs(other, (), rules)
     best = (shown, best_layoffs(other, shown.melds, rules))
+    key = (len(best[1].layoffs), -best[1].points)
     seen = {frozenset(shown.melds)}
     for count, arrangement in enumerate(_optimal_arrangements(hand, rules, shown.points)):
         if count >= _ARRANGEMENT_LIMIT:
@@ -1062,6 +1064,6 @@ def knocker_arrangement(cards: Iterable[int], defender: Iterable[int], rules: Me
             continue
         seen.add(frozenset(arrangement.melds))
         result = best_layoffs(other, arrangement.melds, rules)
-        if result.points > best[1].points:
-            best = (arrangement, result)
+        if (len(result.layoffs), -result.points) < key:
+            best, key = (arrangement, result), (len(result.layoffs), -result.points)
     return best

@@ -270,6 +270,19 @@ def test_knocker_blocks_layoffs() -> None:
     assert best_layoffs(defender, [cards("4h 5h 6h 7h"), cards("7c 7d 7s")], GIN).points == 72
 
 
+def test_knocker_shows_the_fewest_layoffs_even_at_a_cost_in_points() -> None:
+    """RULES 3.4 step 1: the fewest layoffs decides, not the defender's points."""
+    knocker = cards("3c 4c 5c 3d 4d 5d 3h 4h 5h 2s")
+    defender = cards("5s 2c Ac Ks Qh Jd 9h 8s Td Kc")
+    shown, result = knocker_arrangement(knocker, defender, GIN, allow_layoffs=True)
+    assert sorted(map(sorted, shown.melds)) == sorted(
+        map(sorted, [cards("3c 3d 3h"), cards("4c 4d 4h"), cards("5c 5d 5h")]))
+    assert [str(card) for card, _ in result.layoffs] == ["5s"]
+    assert result.points == 70  # the runs would have taken 2c and Ac: one more, 72 left
+    runs = [cards("3c 4c 5c"), cards("3d 4d 5d"), cards("3h 4h 5h")]
+    assert len(best_layoffs(defender, runs, GIN).layoffs) == 2
+
+
 def test_best_discard_and_forbidden() -> None:
     hand = cards("4h 5h 6h 7s 7d 7c 8c 9c 10c Kd Qs")
     assert best_discard(hand, GIN) == (Card.parse("Kd"), 10)  # ties: Kd and Qs, first by suit
