@@ -44,7 +44,7 @@ COMMANDS = {
     "discard": ("CARD", "discard a card"),
     "meld": ("CARDS", "lay a meld (Basic)"),
     "layoff": ("CARDS [MELD]", "lay off on meld #"),
-    "knock": ("CARD", "knock (gin, rummy)"),
+    "knock": ("CARD", "knock (Gin, Chicago)"),
     "biggin": ("", "Gin: big gin"),
     "out": ("CARD", "go out (3-13)"),
     "rummy": ("", "Chicago: declare rummy"),
@@ -117,8 +117,9 @@ class Controller:
         answer a move that is long gone (the server would call it stale).
         """
         if not self.session.connected:
-            self.model.say("offline: the action was not sent; wait for the reconnection",
-                           error=True)
+            self.model.say("offline: the action was not sent" + (
+                "; the connection is closed" if self.model.finished else
+                "; wait for the reconnection"), error=True)
             return
         where = self._seat()
         if where is None:

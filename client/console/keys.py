@@ -29,6 +29,8 @@ def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buf
 
     lobby, form, table = screen("lobby"), screen("form"), screen("table")
     waiting = table & Condition(lambda: model.view is None)
+    # a game over at the shown table: g starts the next one (the creator's to start)
+    over = table & Condition(lambda: model.view is not None and model.view.phase == "game_over")
 
     def bind(*names: str, filter: Filter = keys) -> Callable[[Callable[[], object]], None]:
         """Bind ``names`` to a plain function (the help closes on any key)."""
@@ -125,7 +127,7 @@ def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buf
     bind("r", filter=lobby)(controller.refresh)
     bind("b", filter=lobby | waiting)(controller.add_bot)
     bind("B", filter=lobby | waiting)(controller.remove_bot)
-    bind("g", filter=lobby | waiting)(controller.start)
+    bind("g", filter=lobby | waiting | over)(controller.start)
     def join_shown() -> None:
         if model.table is not None:
             controller.join(model.table)

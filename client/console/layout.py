@@ -36,6 +36,7 @@ from .model import (
     cards_fragments,
     hand_order,
     legal_kinds,
+    note_text,
     options_summary,
     score_chart,
     score_sheet,
@@ -50,12 +51,14 @@ KEY_HELP = [
     ("Lobby", [("↑/↓", "pick a table"), ("Enter", "open / join the table"), ("j", "join"),
                ("w", "watch"), ("n", "new table (form)"), ("b / B", "add / remove a house bot"),
                ("g", "start the game"), ("r", "refresh")]),
-    ("Table", [("←/→", "move over your cards"), ("Space", "select a card"),
+    ("Table", [("←/→", "move over your cards (Home: the first)"),
+               ("Space", "select cards (for m and l)"),
                ("s / p", "draw: stock / discard pile"), ("x", "pass (Gin upcard)"),
-               ("d", "discard"), ("m", "meld the selected cards"),
-               ("l", "lay off on a table meld"), ("k / K", "knock / big gin"),
-               ("o", "go out"), ("r", "declare rummy"), ("Tab", "scores and last hand"),
-               ("L", "lobby"), ("b / g", "add bot / start (waiting)")]),
+               ("d", "discard the card under the cursor"), ("m", "meld the selected cards"),
+               ("l", "lay off on a table meld"), ("k / o", "knock / go out with that card"),
+               ("K", "big gin (Gin)"), ("r", "declare rummy (Chicago)"),
+               ("Tab", "scores and last hand"), ("L", "lobby"),
+               ("b / g", "add bot / start; g after a game: again")]),
     ("Anywhere", [(":", "command line (Tab completes)"), ("t", "chat"), ("?", "this help"),
                   ("Esc", "back / close"), ("Ctrl-Q", "quit")]),
 ]
@@ -308,7 +311,8 @@ def table_text(model: ConsoleModel) -> Fragments:
     out.append(("", "\n"))
     if view.phase == "game_over":
         winners = ", ".join(seat_name(info, s, view.seat) for s in view.winners) or "nobody"
-        out.append(("class:turn", f" Game over: {winners} won. Tab: the scores · L: lobby\n"))
+        out.append(("class:turn", f" Game over: {winners} won. Tab: the scores · "
+                                  "g: play again · L: lobby\n"))
     elif state.my_turn:
         clock = model.clock_text(model.table)
         out.append(("class:turn", " " + turn_hint(state, state.legal)
@@ -368,7 +372,7 @@ def scores_text(model: ConsoleModel) -> Fragments:
         last = view.results[-1]
         out.append(("class:heading", f" Hand {last.hand_no}: {last.outcome}\n"))
         for note in last.notes:
-            out.append(("", f"  · {note}\n"))
+            out.append(("", f"  · {note_text(note, info)}\n"))
     out.append(("", "\n"))
     sheet = score_sheet(view, info)
     if len(sheet) > 10:
@@ -384,7 +388,15 @@ def scores_text(model: ConsoleModel) -> Fragments:
     return out
 
 
+MIN_SIZE = (60, 16)  # columns, rows: the table screen needs this much
+
+
 def main_text(model: ConsoleModel) -> Fragments:
+    size = get_app().output.get_size()
+    if size.columns < MIN_SIZE[0] or size.rows < MIN_SIZE[1]:
+        return [("class:warn", f" The terminal is {size.columns}×{size.rows}: Rummy Hall "
+                               f"needs {MIN_SIZE[0]}×{MIN_SIZE[1]} at least. Make it "
+                               "bigger (Ctrl-Q quits).\n")]
     if model.show_help:
         return help_text(model)
     if model.screen == "form":
@@ -438,8 +450,15 @@ def log_text(model: ConsoleModel) -> Fragments:
 
 def build_layout(model: ConsoleModel, command: Buffer) -> tuple[Layout, Window]:
     """The whole screen; returns the layout and the main (focusable) window."""
+    def main_cursor() -> Point:
+        """Where the main window keeps its view: the selected table of a long lobby."""
+        if model.screen == "lobby" and not model.show_help:
+            return Point(0, 3 + 2 * model.lobby_row)  # (its second line: both in sight)
+        return Point(0, 0)
+
     main = Window(FormattedTextControl(lambda: main_text(model), focusable=True,
-                                       show_cursor=False), wrap_lines=True)
+                                       get_cursor_position=main_cursor, show_cursor=False),
+                  wrap_lines=True)
 
     def log_cursor() -> Point:
         return Point(0, max(0, sum(e.text.count("\n") + 1 for e in list(model.log)[-120:]) - 1))

@@ -142,6 +142,14 @@ def seat_name(info: TableInfo | None, seat: int | None, me: int | None = None) -
     return f"seat {seat}"
 
 
+_SEAT_IN_NOTE = re.compile(r"\bseat (\d+)\b")
+
+
+def note_text(note: str, info: TableInfo | None) -> str:
+    """A scoring note of the rules engine ("seat 1 scores 25") with the seats' names."""
+    return _SEAT_IN_NOTE.sub(lambda m: seat_name(info, int(m[1])), note)
+
+
 def options_summary(game: str, options: Mapping[str, bool | int | str],
                     defaults: Mapping[str, bool | int | str] | None = None) -> str:
     """The options that differ from the defaults (all of them when defaults are unknown)."""
@@ -592,8 +600,12 @@ class ConsoleModel:
             elif update.payload == "resumed":
                 self.banner = None
                 self.log.append(LogEntry("info", "reconnected"))
+                if self.status_error:
+                    self.status, self.status_error = "", False  # (an offline refusal)
             else:
-                self.banner = "Disconnected from the server (press Ctrl-Q to quit)"
+                reason = getattr(self.source, "closed_reason", None)
+                why = f": {reason}" if reason is not None and str(reason) else ""
+                self.banner = f"Disconnected from the server{why} (press Ctrl-Q to quit)"
                 self.finished = True
         elif kind == "chat" and isinstance(update.payload, Chat):
             msg = update.payload
@@ -607,7 +619,8 @@ class ConsoleModel:
             self.log.append(LogEntry("event", (f"#{table} " if table != self.table else "")
                                      + event_line(event, info, me)))
             if isinstance(event, (HandScored, GameOver)):
-                self.log.extend(LogEntry("event", "  " + n) for n in event.notes)
+                self.log.extend(LogEntry("event", "  " + note_text(n, info))
+                                for n in event.notes)
                 if table == self.table:
                     self.show_scores = True
             elif isinstance(event, Showdown):

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import trio
 
-from rummyhall.client import Session, Update
+from rummyhall.client import ServerClosed, Session, Update
 from rummyhall.client.console.controller import Controller
 from rummyhall.client.console.layout import seat_fragments
 from rummyhall.client.console.model import (
@@ -17,6 +17,7 @@ from rummyhall.client.console.model import (
     card_text,
     flat_hand,
     hand_order,
+    note_text,
     score_chart,
     score_sheet,
     server_text,
@@ -155,3 +156,20 @@ def test_a_value_out_of_range_is_refused_in_the_status_line() -> None:
     for task in tasks:
         trio.run(task)
     assert model.status_error and model.status.startswith("not sent: say.text")
+
+
+def test_notes_and_the_closing_banner_speak_in_names() -> None:
+    seats = (SeatInfo(seat=0, kind="person", player=1, name="ada", connected=True, bot=None),
+             SeatInfo(seat=1, kind="house", player=None, name="strong bot", connected=True,
+                      bot="strong"))
+    info = TableInfo(table=1, game="gin", options={}, seats=seats, state="playing",
+                     spectators=0, creator=1, creator_name="ada", turn_seconds=0,
+                     grace_seconds=120)
+    assert note_text("seat 0 scores 29 - 10 = 19", info) == "ada scores 29 - 10 = 19"
+    assert note_text("undercut: seat 1 scores 25", info) == "undercut: strong bot scores 25"
+    source = SimpleNamespace(tables={}, lobby={}, connected=False,
+                             closed_reason=ServerClosed("you connected again elsewhere",
+                                                        "session_replaced"))
+    model = ConsoleModel(source)
+    model.on_update(Update("connection", payload="closed"))
+    assert model.banner is not None and "you connected again elsewhere" in model.banner

@@ -11,6 +11,7 @@ from prompt_toolkit.output import DummyOutput
 
 from rummyhall.client import ServerClosed
 from rummyhall.client.console import ConsoleHandle, ConsoleOptions, run_console
+from rummyhall.client.console.model import note_text
 
 LIMIT = 40.0
 
@@ -60,7 +61,8 @@ def test_a_hand_of_gin(server_port: int) -> None:
         assert p.model.view is not None and p.model.view.results
         await p.wait(lambda: p.model.show_scores)
         text = p.screen()
-        assert p.model.view.results[0].notes[0] in text
+        note = note_text(p.model.view.results[0].notes[0], p.model.info)
+        assert note in text and "seat " not in note  # the engine's words, with the names
 
     run(server_port, scenario)
 
@@ -72,7 +74,7 @@ def test_a_hand_of_basic_rummy(server_port: int) -> None:
         await p.play_hand()
         view = p.model.view
         assert view is not None and view.results
-        assert view.results[0].notes[0] in p.screen()
+        assert note_text(view.results[0].notes[0], p.model.info) in p.screen()
 
     run(server_port, scenario)
 
