@@ -280,6 +280,8 @@ def table_text(model: ConsoleModel) -> Fragments:
         out.append(("class:dim", f" · wild {'?A23456789TJQK'[view.wild_rank]}s"))
     if view.game == "chicago" and view.seat is not None:
         out.append(("class:dim", f" · knock limit {view.knock_limits[view.seat]}"))
+        if not view.active[view.seat]:
+            out.append(("class:warn", " · you are out"))
     out.append(("", "\n"))
     out.extend(_opponents(model))
     out.append(("", "\n"))
@@ -295,7 +297,8 @@ def table_text(model: ConsoleModel) -> Fragments:
     else:
         out.append(("class:dim", "(empty)"))
     if view.taken is not None and view.to_move == view.seat:
-        out.append(("class:dim", f"   taken: {view.taken!s}"))
+        out.append(("class:dim", "   taken: "))
+        out.append(card_fragment(view.taken))
     out.append(("", "\n"))
     if view.melds:
         out.append(("class:heading", " Table melds\n"))
