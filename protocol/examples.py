@@ -124,7 +124,8 @@ class Frame:
 
 def _welcome(name: str) -> Welcome:
     return Welcome(version=1, server="Rummy Hall", limits=Limits(),
-                   features=("bots", "chat", "resume", "spectators", "turn_timers"),
+                   features=("bots", "chat", "lobby_updates", "resume", "spectators",
+                             "turn_timers"),
                    session=Session(player=PLAYERS[name], token=TOKENS[name], resumed=False))
 
 

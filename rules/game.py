@@ -226,8 +226,9 @@ class Game:
         if handler is None:
             raise WrongPhase(f"{ACTION_WORDS.get(kind, kind)} is not an action of "
                              f"{self.title}")
-        if action.seat != self.turn and kind != "shuffle" and self.phase != Phase.GAME_OVER:
-            raise NotYourTurn(f"it is seat {self.turn}'s turn, not seat {action.seat}'s")
+        to_move = self.to_move  # (None while dealing, rebuilding or over: the phase says)
+        if to_move is not None and action.seat != to_move and kind != "shuffle":
+            raise NotYourTurn(f"it is seat {to_move}'s turn, not seat {action.seat}'s")
         if kind not in PHASE_ACTIONS[self.phase]:
             raise WrongPhase(f"{ACTION_WORDS[kind]} is not allowed now: "
                              f"{PHASE_WORDS[self.phase]}")

@@ -17,7 +17,7 @@ from typing import Any
 
 from rummyhall.bots import STRATEGIES
 from rummyhall.protocol import DEFAULT_PORT
-from rummyhall.protocol.limits import MAX_LISTED_TABLES
+from rummyhall.protocol.limits import MAX_TABLES_LIMIT
 
 ENV_PREFIX = "RUMMYHALL_"
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -54,7 +54,7 @@ class Settings:
     max_connections: int = _s(1024, "connections held at once", low=1, high=100_000)
     max_per_address: int = _s(64, "connections from one address", low=1, high=100_000)
     max_tables: int = _s(256, "tables at once (a tables reply lists them all)", low=1,
-                         high=MAX_LISTED_TABLES)
+                         high=MAX_TABLES_LIMIT)
     max_frame: int = _s(65_536, "largest frame a client may send (bytes)",
                         low=4096, high=16_777_216)
     messages_per_second: int = _s(100, "frames per second a client may send, on average",

@@ -479,8 +479,8 @@ class Journal:
                 seat.player = player
                 if s["house"]:
                     seat.house = make_strategy(s["house"], random.Random(table.rng.random()))
-                if player is not None:
-                    player.tables.add(table.id)
+                if player is not None and not (s["left"] and row["state"] == "playing"):
+                    player.tables.add(table.id)  # (a seat left is not a table one is at)
             if row["state"] == "playing" and game_row is not None:
                 for seat, s in zip(table.seats, seating, strict=True):
                     if seat.player is not None and s["left"]:

@@ -210,7 +210,7 @@ class Lobby:
         table = self.tables.get(msg.table)
         if table is None:
             return TableError("no_such_table", f"there is no table {msg.table}")
-        if table.seat_of(player) is None and player not in table.spectators:
+        if table.sits(player) is None and player not in table.spectators:
             return TableError("not_watching", "sit or watch at a table to chat there")
         for other, _ in table.audience():
             other.send(chat)

@@ -245,7 +245,13 @@ class Table:
                          grace_seconds=self.grace_seconds, seeded=self.seeded)
 
     def seat_of(self, player: Player) -> Seat | None:
+        """The seat that is ``player``'s (one it left during the game included)."""
         return next((s for s in self.seats if s.player is player), None)
+
+    def sits(self, player: Player) -> Seat | None:
+        """The seat ``player`` sits in and plays (not one it left)."""
+        seat = self.seat_of(player)
+        return seat if seat is not None and not seat.left else None
 
     def audience(self) -> list[tuple[Player, int | None]]:
         """Every connected player who sees this table, with the seat whose view they get."""
@@ -345,7 +351,8 @@ class Table:
             if not self._answered:  # (one reply per request)
                 player.send(ErrorMessage(
                     code="internal_error", message="the server failed to handle this "
-                    "request; the game did not change, and the table's summary follows",
+                    "request; the game did not change, and the lobby shows the table as it "
+                    "now is",
                     fatal=False, id=request_id))
             self._changed()  # the seats may have: the lobby announces them as they are
             return
@@ -411,8 +418,8 @@ class Table:
         return Ok(id=msg.id, table=self.id)
 
     async def _watch(self, player: Player, msg: Watch) -> None:
-        seat = self.seat_of(player)
-        if seat is not None and not seat.left:
+        seat = self.sits(player)
+        if seat is not None:
             raise TableError("already_seated", f"you sit in seat {seat.index} of this table")
         new = player not in self.spectators  # (a player who left its seat may watch)
         self.spectators[player] = player.outbox
@@ -456,29 +463,28 @@ class Table:
         if any(s.empty for s in self.seats):
             raise TableError("seats_empty", "every seat must be filled: join or add house bots")
         first = self.first_dealer = self.rng.randrange(len(self.seats))
-        self.game = new_game(self.game_name, self.options, players=len(self.seats),
-                             first_dealer=first)
-        self.journal = []
-        self.state = "playing"
-        self.pause_until = math.inf
-        now = trio.current_time()
-        for seat in self.seats:  # players away at the start: a stand-in, or their grace
-            if seat.player is not None and not seat.present and seat.stand_in is None:
-                if seat.left:
-                    seat.stand_in = self._stand_in()
-                else:
-                    seat.absent_since = now
-        self._changed()
-        self._answer(player, Ok(id=msg.id, table=self.id))
-        for p, index in self.audience():
-            self._send_snapshot(p, index)
-        try:
+        game = new_game(self.game_name, self.options, players=len(self.seats),
+                        first_dealer=first)
+        try:  # from here the game has begun: a failure cannot simply be undone
+            self.game, self.journal, self.state = game, [], "playing"
+            self.pause_until = math.inf
+            now = trio.current_time()
+            for seat in self.seats:  # players away at the start: a stand-in, or their grace
+                if seat.player is not None and not seat.present and seat.stand_in is None:
+                    if seat.left:
+                        seat.stand_in = self._stand_in()
+                    else:
+                        seat.absent_since = now
+            self._changed()
+            self._answer(player, Ok(id=msg.id, table=self.id))
+            for p, index in self.audience():
+                self._send_snapshot(p, index)
             await self._advance()
-        except Exception as exc:  # the game has begun: it cannot simply go on
+        except Exception as exc:
             raise TableBroken(f"table {self.id} failed starting its game") from exc
 
     async def _resync(self, player: Player, msg: Resync) -> None:
-        seat = self.seat_of(player)
+        seat = self.sits(player)
         if seat is None and player not in self.spectators:
             raise TableError("not_watching", "you neither sit nor watch at this table")
         self._answer(player, Ok(id=msg.id, table=self.id))
@@ -494,6 +500,8 @@ class Table:
         if seat.left:
             raise TableError("not_seated", f"you left seat {seat.index}: join the table "
                                            "again to play it")
+        if player.kind == "spectator":
+            raise TableError("spectator_only", "a spectator connection may not play")
         game = self.game
         if game is None or self.state != "playing":
             raise TableError("not_started" if self.state == "waiting" else "game_over",
@@ -573,8 +581,8 @@ class Table:
                              time_left_ms=left))
         for p, _ in self.audience():
             p.send(turn)
-        if seat.player is not None and seat.bot is None:
-            self._send_your_turn(seat.player, seat.index, left)
+        if seat.player is not None and seat.bot is None and seat.present:
+            self._send_your_turn(seat.player, seat.index, left)  # (else at its snapshot)
 
     def _turn_limit(self, seat: Seat) -> int:
         if seat.player is not None and seat.player.kind == "bot":
@@ -591,7 +599,7 @@ class Table:
         game = self.game
         seat = self.seat_of(player)
         if game is None or seat is None or game.to_move != seat.index or seat.bot is not None \
-                or game.is_over:
+                or game.is_over or not seat.present:
             return
         now = trio.current_time()
         left = None if self.deadline == math.inf else max(0, int((self.deadline - now) * 1000))

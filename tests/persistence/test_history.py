@@ -166,3 +166,30 @@ async def test_the_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["export", "7", "--data", str(data)]) == 1
     assert main(["history", "--data", str(tmp_path / "none.sqlite3")]) == 1
     assert "no such data file" in capsys.readouterr().err
+
+
+async def test_a_seat_left_before_a_restart_stays_left_and_unwatched(tmp_path: Path) -> None:
+    """After the restart the player who had left its seat is neither at the table nor a
+    spectator of it: it comes back by joining, as before the restart."""
+    data = tmp_path / "hall.sqlite3"
+    async with serving(data, house_delay=1.0) as hall:
+        assert hall.port is not None
+        async with open_session(port=hall.port, name="ada") as ada:
+            table = await ada.create_table("gin", 2, turn_seconds=0)
+            await ada.join(table, 0)
+            await ada.add_bot(table, 1, "simple")
+            await ada.start(table)
+            await ada.leave(table)
+            token = ada.token
+            await trio.sleep(0.2)  # the lobby's last seat changes are written
+            hall.stop()
+    async with serving(data, house_delay=1.0) as hall:
+        assert hall.port is not None
+        t = hall.lobby.tables[table]
+        assert t.seats[0].left and t.seats[0].stand_in is not None
+        async with open_session(port=hall.port, name="ada", token=token) as ada:
+            assert ada.welcome is not None and ada.welcome.session.resumed
+            await ada.ping()
+            await trio.sleep(0.2)  # (the table has taken its connection in)
+            assert not t.spectators and table not in ada.tables
+            assert await ada.join(table) == 0  # the seat is still hers to take back

@@ -252,3 +252,16 @@ def test_b11_low_score_wins_lowest_total_wins() -> None:
     game.apply(DrawStock(0))
     events = game.apply(Meld(0, cards("9h Th Jh")))
     assert isinstance(events[-1], GameOver) and events[-1].winners == (0,)
+
+
+def test_a_refusal_names_the_turn_first_then_the_phase_in_words() -> None:
+    """Another seat's action is "not your turn" whatever it is; one's own action out of
+    phase says what the phase wants; while the cards are dealt nobody is on turn."""
+    game = basic(dealer=1)
+    with pytest.raises(WrongPhase, match="not allowed now: the cards are being dealt"):
+        game.apply(DrawStock(0))  # before the deal: no seat is on turn
+    deal(game, {0: "8c 8d 8s 2c 4c 6c 9d Jd Ks Ah"}, "Kh")
+    with pytest.raises(NotYourTurn):
+        game.apply(Discard(1, card("Kh")))  # wrong seat and wrong phase: the seat first
+    with pytest.raises(WrongPhase, match="discarding is not allowed now: draw first"):
+        game.apply(Discard(0, card("2c")))

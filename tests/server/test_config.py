@@ -6,11 +6,28 @@ import signal
 import sys
 from pathlib import Path
 
+import msgpack
 import pytest
 import trio
 from players import RawClient
 
-from rummyhall.protocol.limits import MAX_LISTED_TABLES
+from rummyhall.protocol import (
+    MAX_SERVER_FRAME,
+    SeatInfo,
+    TableInfo,
+    Tables,
+    to_wire,
+)
+from rummyhall.protocol.limits import (
+    MAX_ID,
+    MAX_NAME,
+    MAX_PLAYER_ID,
+    MAX_SECONDS,
+    MAX_TABLE_ID,
+    MAX_TABLES_LIMIT,
+)
+from rummyhall.rules import GAMES
+from rummyhall.rules.options import options_to_dict, parse_options
 from rummyhall.server import ConfigError, Settings
 
 
@@ -74,8 +91,23 @@ async def test_rummyhall_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
 
 
 def test_max_tables_is_bounded_by_what_a_tables_reply_holds() -> None:
-    """Every table must fit in one tables reply, so the setting stops at its limit."""
+    """Every table must fit in one tables reply, so the setting stops at the number of
+    the largest tables there can be (8 seats, names of 32 four-byte characters) that one
+    frame holds."""
     with pytest.raises(ConfigError, match="max_tables"):
-        Settings.load(flags={"max_tables": MAX_LISTED_TABLES + 1})
-    assert Settings.load(flags={"max_tables": MAX_LISTED_TABLES}).max_tables == \
-        MAX_LISTED_TABLES
+        Settings.load(flags={"max_tables": MAX_TABLES_LIMIT + 1})
+    assert Settings.load(flags={"max_tables": MAX_TABLES_LIMIT}).max_tables == \
+        MAX_TABLES_LIMIT
+    name = "\U0001d11e" * MAX_NAME
+    largest = []
+    for game, cls in GAMES.items():
+        seats = tuple(SeatInfo(seat=i, kind="person", player=MAX_PLAYER_ID, name=name,
+                               connected=True, bot="strong", rating=10**9)
+                      for i in range(cls.max_players))
+        largest.append(TableInfo(
+            table=MAX_TABLE_ID, game=game, options=options_to_dict(parse_options(game, {})),
+            seats=seats, state="finished", spectators=10**9, creator=MAX_PLAYER_ID,
+            creator_name=name, turn_seconds=MAX_SECONDS, grace_seconds=MAX_SECONDS))
+    worst = max(largest, key=lambda info: len(msgpack.packb(to_wire(info))))
+    reply = Tables(tables=(worst,) * MAX_TABLES_LIMIT, id=MAX_ID)
+    assert len(msgpack.packb(to_wire(reply))) <= MAX_SERVER_FRAME

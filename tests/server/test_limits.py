@@ -16,6 +16,7 @@ from players import RawClient, play_seat, wait_for
 from rummyhall.bots import SimpleBot
 from rummyhall.client import ServerClosed, open_session
 from rummyhall.protocol import (
+    ActionMessage,
     CreateTable,
     Error,
     Hello,
@@ -390,3 +391,20 @@ async def test_a_resumed_connection_is_of_the_kind_its_hello_says(hall: Hall) ->
     reply = await raw.receive()
     assert isinstance(reply, Error) and reply.code == "spectator_only"
     await raw.aclose()
+    # and a seat of the person's is not played from a spectator connection
+    async with open_session("127.0.0.1", hall.port, name="bob") as bob:
+        table = await bob.create_table("gin", 2)
+        await bob.add_bot(table, 1, "simple")
+        await bob.join(table, 0)
+        await bob.start(table)
+        await wait_for(lambda: bob.tables[table].my_turn, session=bob)
+        move, token = bob.tables[table].move, bob.token
+        tool = await RawClient.connect(hall.port)
+        await tool.send(Hello(versions=(1,), name="bob", kind="spectator", token=token))
+        assert isinstance(await tool.receive(), Welcome)
+        await tool.send(ActionMessage(table=table, move=move or 0, action={"kind": "pass"},
+                                      id=2))
+        while not isinstance(reply := await tool.receive(), Error):
+            pass
+        assert reply.code == "spectator_only" and reply.id == 2
+        await tool.aclose()

@@ -36,6 +36,8 @@ from rummyhall.protocol import (
 )
 from rummyhall.rules import Action, Discard, DrawDiscard, DrawStock, Knock, Phase, new_game
 from rummyhall.server import Hall, Settings
+from rummyhall.server.lobby import Lobby
+from rummyhall.server.players import Player
 from rummyhall.server.table import Table, timeout_action
 
 
@@ -420,10 +422,17 @@ async def test_a_player_who_left_may_watch_but_not_act_until_it_joins_again(
         assert watched.seat is None  # the spectator's view
         seq = watched.seq
         await wait_for(lambda: watched.seq > seq + 2)  # the events keep coming
+        await ada.resync(table)  # a resync while watching: the spectator's view again
+        await wait_for(lambda: ada.tables[table].seq > seq + 3)
+        assert ada.tables[table].seat is None
         await ada.leave(table)  # stops watching
         with pytest.raises(RequestRefused) as info:
             await ada.leave(table)
         assert info.value.code == "not_watching"
+        for request in (ada.resync(table), ada.say("hello", table)):
+            with pytest.raises(RequestRefused) as info:
+                await request  # a seat left is not a place at the table
+            assert info.value.code == "not_watching"
         assert await ada.join(table) == seat  # the seat back
         with pytest.raises(RequestRefused) as info:
             await ada.watch(table)
@@ -455,3 +464,60 @@ async def test_a_resumed_connection_gets_its_snapshot_before_any_event(hall: Hal
                 pass
             assert isinstance(first, Snapshot), first
         await raw.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(turn_seconds=1)])
+async def test_a_resumed_seat_gets_its_snapshot_before_its_turn(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch,
+        mock_clock: trio.testing.MockClock) -> None:
+    """The table reaches a resumed player's turn before it has taken the new connection
+    in (its "connected" waits behind other work): the your_turn waits for the snapshot."""
+    mock_clock.autojump_threshold = 0.05
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    welcome = await raw.hello("ada")
+    assert isinstance(welcome, Welcome)
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    await raw.send(AddBot(table=1, seat=1, strategy="simple", id=2))
+    await raw.send(Join(table=1, seat=0, id=3))
+    await raw.send(Start(table=1, id=4))
+    while not isinstance(await raw.receive(), YourTurn):
+        pass
+    connected = Lobby.connected
+
+    async def late(self: Lobby, player: Player) -> None:
+        await trio.sleep(2.5)  # a turn of ada's times out and the next one begins meanwhile
+        await connected(self, player)
+
+    monkeypatch.setattr(Lobby, "connected", late)
+    raw.stream.socket.close()
+    raw = await RawClient.connect(hall.port)
+    await raw.send(Hello(versions=(1,), name="ada", kind="person",
+                         token=welcome.session.token))
+    assert isinstance(await raw.receive(timeout=30), Welcome)
+    while not isinstance(first := await raw.receive(timeout=30),
+                         (Snapshot, EventMessage, YourTurn)):
+        pass
+    assert isinstance(first, Snapshot), first
+    await raw.aclose()
+
+
+async def test_a_failure_sending_the_first_snapshots_stops_the_table(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once start has made the game, any failure stops the table (kept for a restart):
+    its ok went out, no second reply follows, and nothing claims the game did not change."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        table_id = await ada.create_table("gin", 2)
+        await ada.add_bot(table_id, 1, "simple")
+        await ada.join(table_id, 0)
+        table = hall.lobby.tables[table_id]
+
+        def failing(self: Table, player: object, seat: object) -> None:
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(Table, "_send_snapshot", failing)
+        await ada.start(table_id)  # the one reply: its ok
+        await wait_for(lambda: table_id not in hall.lobby.tables)
+        assert table.failed
+        await ada.ping()
