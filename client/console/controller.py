@@ -129,6 +129,8 @@ class Controller:
         if action is None:
             return
         model = self.model
+        state = self.session.tables.get(table)
+        model.acted[table] = state.move if state is not None else None
 
         def clear(_: object) -> None:
             model.selected = set()

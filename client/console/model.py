@@ -476,6 +476,9 @@ class ConsoleModel:
     #: table -> the latest showdown (the view forgets it at the next deal; the screen not)
     showdowns: dict[int, Showdown] = field(default_factory=dict)
     finished: bool = False
+    #: table -> the move of our pending your_turn, and of the last action we sent
+    prompted: dict[int, int | None] = field(default_factory=dict)
+    acted: dict[int, int | None] = field(default_factory=dict)
     on_change: Callable[[], None] = lambda: None
 
     # ------------------------------------------------------------------ reading
@@ -616,8 +619,13 @@ class ConsoleModel:
             info = state.info if state is not None else None
             me = state.seat if state is not None else None
             event = update.payload
+            # a move of our seat that we did not send: the server's timeout action
+            prompted = self.prompted.pop(table, None)
+            timed_out = (me is not None and getattr(event, "seat", None) == me
+                         and prompted is not None and self.acted.get(table) != prompted)
             self.log.append(LogEntry("event", (f"#{table} " if table != self.table else "")
-                                     + event_line(event, info, me)))
+                                     + event_line(event, info, me)
+                                     + (" (time ran out)" if timed_out else "")))
             if isinstance(event, (HandScored, GameOver)):
                 self.log.extend(LogEntry("event", "  " + note_text(n, info))
                                 for n in event.notes)
@@ -634,6 +642,7 @@ class ConsoleModel:
             state = self.source.tables.get(table)
             if state is not None and state.seat is not None:
                 self.clocks[table] = (state.seat, deadline)
+                self.prompted[table] = state.move
             if table == self.table:
                 self.show_scores = False  # the keys play: the hand must be in sight
         elif kind == "snapshot" and table is not None and self.table is None:

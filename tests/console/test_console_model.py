@@ -23,7 +23,15 @@ from rummyhall.client.console.model import (
     server_text,
 )
 from rummyhall.protocol import GameInfo, OptionInfo, SeatInfo, TableInfo, Turn
-from rummyhall.rules import HandScored, SeatView, new_game, parse_cards, seat_view
+from rummyhall.rules import (
+    Drew,
+    HandScored,
+    Passed,
+    SeatView,
+    new_game,
+    parse_cards,
+    seat_view,
+)
 
 
 def gin_view(cards: str) -> SeatView:
@@ -121,7 +129,7 @@ def test_the_cursor_stays_on_its_card_when_the_hand_is_sorted_again() -> None:
 
 
 def test_ones_turn_brings_the_hand_back_over_the_scores() -> None:
-    state = SimpleNamespace(view=gin_view("2c 9d Kh"), seat=0, info=None)
+    state = SimpleNamespace(view=gin_view("2c 9d Kh"), seat=0, info=None, move=3)
     model = ConsoleModel(SimpleNamespace(tables={1: state}, lobby={}))
     model.open_table(1)
     model.show_scores = True  # as a hand's scores open the sheet
@@ -173,3 +181,19 @@ def test_notes_and_the_closing_banner_speak_in_names() -> None:
     model = ConsoleModel(source)
     model.on_update(Update("connection", payload="closed"))
     assert model.banner is not None and "you connected again elsewhere" in model.banner
+
+
+def test_a_move_the_server_made_for_us_says_the_time_ran_out() -> None:
+    state = SimpleNamespace(view=gin_view("2c 9d Kh"), seat=0, info=None, move=3)
+    model = ConsoleModel(SimpleNamespace(tables={1: state}, lobby={}))
+    model.open_table(1)
+    model.on_update(Update("your_turn", 1, state))
+    model.on_update(Update("event", 1, Passed(0)))  # we sent nothing: the timeout's pass
+    assert model.log[-1].text == "you passed on the upcard (time ran out)"
+    state.move = 5
+    model.on_update(Update("your_turn", 1, state))
+    model.acted[1] = 5  # as the controller notes what it sends
+    model.on_update(Update("event", 1, Drew(0, "stock", None, 20)))
+    assert "time ran out" not in model.log[-1].text
+    model.on_update(Update("event", 1, Passed(1)))  # another seat's move
+    assert "time ran out" not in model.log[-1].text
