@@ -34,6 +34,7 @@ from .model import (
     arrange,
     card_fragment,
     cards_fragments,
+    fit,
     hand_order,
     legal_kinds,
     note_text,
@@ -303,7 +304,7 @@ def table_text(model: ConsoleModel) -> Fragments:
     if view.melds:
         out.append(("class:heading", " Table melds\n"))
         for i, (owner, cards) in enumerate(view.melds[-8:], start=max(0, len(view.melds) - 8)):
-            out.append(("", f"  #{i:<2} {seat_name(info, owner, view.seat)[:8]:<8} "))
+            out.append(("", f"  #{i:<2} {fit(seat_name(info, owner, view.seat), 8):<8} "))
             out.extend(cards_fragments(cards))
             out.append(("", "\n"))
     out.append(("", "\n"))

@@ -150,6 +150,17 @@ def note_text(note: str, info: TableInfo | None) -> str:
     return _SEAT_IN_NOTE.sub(lambda m: seat_name(info, int(m[1])), note)
 
 
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, keeping a final seat number ("strong bot 2"
+    becomes "stron…2", so that two bots of one strategy stay apart)."""
+    if len(text) <= width:
+        return text
+    head, _, tail = text.rpartition(" ")
+    if head and tail.isdigit() and len(tail) < width - 1:
+        return text[:width - len(tail) - 1] + "…" + tail
+    return text[:width - 1] + "…"
+
+
 def options_summary(game: str, options: Mapping[str, bool | int | str],
                     defaults: Mapping[str, bool | int | str] | None = None) -> str:
     """The options that differ from the defaults (all of them when defaults are unknown)."""
@@ -217,7 +228,7 @@ def event_line(event: Event, info: TableInfo | None, me: int | None) -> str:
 
 def score_sheet(view: SeatView, info: TableInfo | None) -> list[str]:
     """The running score sheet: one row per scored hand, then the totals."""
-    names = [seat_name(info, s)[:7] for s in range(view.players)]
+    names = [fit(seat_name(info, s), 7) for s in range(view.players)]
     head = "hand outcome   " + "".join(f"{n:>8}" for n in names)
     rows = [head]
     for r in view.results:
@@ -239,7 +250,7 @@ def score_chart(view: SeatView, info: TableInfo | None, width: int = 30) -> list
     for s, row in enumerate(series):
         row = row[-width:]
         spark = "".join(SPARK[min(7, (v - low) * 8 // (span + 1))] for v in row)
-        lines.append(f"{seat_name(info, s)[:8]:<8} {spark} {row[-1]}")
+        lines.append(f"{fit(seat_name(info, s), 8):<8} {spark} {row[-1]}")
     return lines
 
 

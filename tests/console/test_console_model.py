@@ -15,6 +15,7 @@ from rummyhall.client.console.model import (
     ConsoleModel,
     CreateForm,
     card_text,
+    fit,
     flat_hand,
     hand_order,
     note_text,
@@ -197,3 +198,8 @@ def test_a_move_the_server_made_for_us_says_the_time_ran_out() -> None:
     assert "time ran out" not in model.log[-1].text
     model.on_update(Update("event", 1, Passed(1)))  # another seat's move
     assert "time ran out" not in model.log[-1].text
+
+
+def test_short_columns_keep_two_bots_of_one_strategy_apart() -> None:
+    assert fit("strong bot 1", 7) == "stron…1" and fit("strong bot 2", 7) == "stron…2"
+    assert fit("margaret", 7) == "margar…" and fit("ada", 7) == "ada"
