@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -175,9 +176,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.player = ["simple"]
     try:
         code: int = args.func(args)
+        sys.stdout.flush()  # (a closed pipe shows here, not at exit)
     except RulesError as exc:
         print(f"rummyhall: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`rummyhall rules | head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return code
 
 

@@ -423,7 +423,9 @@ class CreateTable(Message):
     """Create a table; the sender becomes its creator (it does not sit: join for that)."""
 
     game: str = spec(WORD, "the game (see games)")
-    players: int = spec(IntT(2, MAX_SEATS), "the number of seats")
+    players: int = spec(IntT(2, MAX_SEATS), "the number of seats, within the game's "
+                                            "min_players..max_players (see games): gin 2, "
+                                            "basic 2..6, chicago and three_thirteen 2..8")
     options: Mapping[str, bool | int | str] | None = spec(
         OptT(MapT(ScalarT())), "house rules; the rest take their defaults", default=None)
     turn_seconds: int | None = spec(OptT(SECONDS), "time per decision (0 = no timer); "
@@ -622,7 +624,7 @@ class PlayedGame(Record):
                                     "(empty while playing)")
     totals: tuple[int, ...] = spec(ArrayT(IntT(), 0, MAX_SEATS), "the final totals per seat "
                                    "(empty while playing)")
-    hands: int = spec(COUNT, "hands scored")
+    hands: int = spec(COUNT, "hands scored (a void hand is not counted)")
     started: int = spec(COUNT, "when the game started (Unix time, seconds)")
     finished: int | None = spec(OptT(COUNT), "when it ended (Unix time, seconds); nil while "
                                              "playing")

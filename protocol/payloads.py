@@ -71,7 +71,8 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "hand_no": "the hand's number in the game, from 1",
     "round": "Three Thirteen's round (1..), 0 in the other games",
     "dealer": "the dealer's seat",
-    "wild_rank": "the wild rank of the hand (0: none; jokers are always wild)",
+    "wild_rank": "the wild rank of the hand, 1 (ace) to 13 (king), as in Three "
+                 "Thirteen's round r: r + 2; 0: none (jokers are always wild)",
     "knock_limits": "Chicago: each seat's knock limit this hand (0 in the other games)",
     "winners": "the winning seats (several on a shared win; empty when nobody won)",
     "totals": "each seat's total score after this",
@@ -90,7 +91,8 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "stock_rebuilt.exhaustions": "how many times the stock ran out this hand",
     "knock.call": "\"knock\", \"gin\", \"big_gin\" or \"rummy\" (Chicago)",
     "knock.card": "the card discarded with the knock; nil for big gin",
-    "go_out.card": "the card discarded to go out",
+    "go_out.card": "the card discarded to go out (its discard event came just before: "
+                   "it left the hand once)",
     "showdown.reveals": "each seat's cards, arranged",
     "Reveal.seat": "the seat shown",
     "Reveal.melds": "its melds",

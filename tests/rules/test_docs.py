@@ -1,6 +1,8 @@
 """The examples in docs/rules.md and in the rules engine's docstrings run as written."""
 
 import doctest
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,3 +23,15 @@ def test_docs_rules_md_examples() -> None:
 def test_docstring_examples(module: object) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)  # type: ignore[arg-type]
     assert result.failed == 0
+
+
+def test_the_rules_command_stops_quietly_when_its_reader_does() -> None:
+    """`rummyhall rules | head`: the pipe closes early; no traceback, a clean exit."""
+    with subprocess.Popen([sys.executable, "-m", "rummyhall.cli", "rules"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline().startswith(b"basic")
+        proc.stdout.close()  # as head does after its lines
+        err = proc.stderr.read()
+        assert proc.wait(timeout=30) == 0, err
+    assert b"Traceback" not in err
