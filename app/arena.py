@@ -13,6 +13,7 @@ import importlib.util
 import json
 import math
 import random
+import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -283,7 +284,7 @@ def build_config(args: argparse.Namespace,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=list(GAMES), default="gin")
-    parser.add_argument("--games", type=_positive, default=100,
+    parser.add_argument("--games", type=positive_int, default=100,
                         help="number of games, rounded up to whole deal sets (100)")
     parser.add_argument("--bots", action="append", metavar="LIST",
                         help="comma-separated strategies, one per seat in the first "
@@ -291,12 +292,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "FILE.py:Class / module:Class (default strong,random)")
     parser.add_argument("--bot", action="append", metavar="SPEC",
                         help="add a bot loaded from FILE.py:Class or package.module:Class")
-    parser.add_argument("--players", type=_positive,
+    parser.add_argument("--players", type=positive_int,
                         help="seats (default: one per strategy, at least the game's minimum)")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                         help="a table option (see `rummyhall rules`)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every deal (0)")
-    parser.add_argument("--max-moves", type=_positive, default=200_000,
+    parser.add_argument("--max-moves", type=positive_int, default=200_000,
                         help="move cap per game; a game past it is an error (200000)")
     parser.add_argument("--csv", type=Path, metavar="FILE", help="write the table as CSV")
     parser.add_argument("--json", type=Path, metavar="FILE",
@@ -308,7 +309,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "runs with --seed)")
 
 
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
@@ -323,6 +325,13 @@ def run(args: argparse.Namespace,
     except ArenaUsageError as exc:
         print(f"rummyhall arena: {exc}", file=sys.stderr)
         return 2
+    if args.server:  # one clear line for a server not there, not an error per game
+        try:
+            socket.create_connection(args.server, timeout=5).close()
+        except OSError as exc:
+            print(f"rummyhall arena: cannot reach {args.server[0]}:{args.server[1]}: {exc}",
+                  file=sys.stderr)
+            return 1
     total = config.deal_sets * config.seats
     progress = Progress(total, sys.stderr, enabled=not args.quiet and sys.stderr.isatty())
     outcomes: list[GameOutcome] = []

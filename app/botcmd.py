@@ -15,6 +15,7 @@ from rummyhall.rules import GAMES
 
 from .arena import ArenaUsageError, load_strategy_class
 from .arena_net import parse_server
+from .failures import find_error
 
 
 def make_bot(args: argparse.Namespace) -> Bot:
@@ -56,8 +57,11 @@ def cmd_bot(args: argparse.Namespace, options: dict[str, object]) -> int:
             bot, host, port, name=args.name, table=args.table, seat=args.seat,
             game=args.game, players=args.players, options=options,  # type: ignore[arg-type]
             house_bots=args.house_bots, games=args.games))
-    except (ClientError, OSError) as exc:
-        print(f"rummyhall bot: {exc}", file=sys.stderr)
+    except BaseException as exc:  # (a refusal comes inside the session's exception groups)
+        refused = find_error(exc, (ClientError, OSError))
+        if refused is None:
+            raise  # a bug, in the bot (its own traceback helps its author) or here
+        print(f"rummyhall bot: {refused}", file=sys.stderr)
         return 1
     wins = sum(r.won for r in results)
     for n, result in enumerate(results, 1):

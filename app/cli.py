@@ -62,7 +62,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
         return 0
     for g in games:
         cls = GAMES[g]
-        print(f"{g}: {cls.title}, {cls.min_players} to {cls.max_players} players")
+        seats = (f"{cls.min_players}" if cls.min_players == cls.max_players
+                 else f"{cls.min_players} to {cls.max_players}")
+        print(f"{g}: {cls.title}, {seats} players")
         for spec in option_specs(g):
             default = json.dumps(spec.default)
             print(f"  {spec.name} ({spec.type}, default {default}; {spec.allowed()})")
@@ -134,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     selfplay = sub.add_parser("selfplay", help="play games between built-in players")
     selfplay.add_argument("--game", choices=list(GAMES), default="gin")
-    selfplay.add_argument("--games", type=int, default=100, help="number of games (100)")
+    selfplay.add_argument("--games", type=arena_command.positive_int, default=100,
+                          help="number of games (100)")
     selfplay.add_argument("--players", type=int, help="seats (the game's minimum)")
     selfplay.add_argument("--player", action="append", choices=list(STRATEGIES),
                           help="strategy per seat, repeated in turn (simple)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from .datafile import add_data_flag, load_record
 
@@ -26,8 +27,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 1
     text = json.dumps(record, indent=1)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError as exc:
+            print(f"rummyhall export: cannot write {args.output}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 1
     else:
         print(text)
     return 0

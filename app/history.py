@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .arena import positive_int
 from .datafile import add_data_flag, open_store
 
 
@@ -13,7 +14,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                                    "first: number (for replay and export), when, the game, "
                                    "who sat and their final totals; * marks the winners.")
     add_data_flag(p)
-    p.add_argument("--limit", type=int, default=20, help="how many (20)")
+    p.add_argument("--limit", type=positive_int, default=20, help="how many (20)")
     p.add_argument("--name", help="only games where this name sat")
     p.add_argument("--all", action="store_true", help="also the games still being played")
     p.set_defaults(func=cmd_history)

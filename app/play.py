@@ -84,6 +84,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             name = input(f"Your name [{default}]: ").strip() or default
         except EOFError:
             return 1
+    if not sys.stdin.isatty():
+        print("rummyhall play: the console needs a terminal (standard input is not one)",
+              file=sys.stderr)
+        return 2
     options = ConsoleOptions(host, port, name, token=profile.token_for(server, name),
                              color=not args.no_color,
                              on_token=lambda token: profile.remember(server, name, token))

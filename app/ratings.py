@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from rummyhall.rules import GAMES
 from rummyhall.server.ratings import Rating
 
 from .datafile import add_data_flag, open_store
@@ -15,7 +16,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                                    "rating is mu - 3 sigma of a Weng-Lin (Plackett-Luce) "
                                    "Bayesian rating, updated after every finished game.")
     add_data_flag(p)
-    p.add_argument("--game", help="only this game")
+    p.add_argument("--game", choices=list(GAMES), help="only this game")
     p.set_defaults(func=cmd_ratings)
 
 

@@ -16,6 +16,8 @@ from rummyhall.server import ConfigError, Settings, serve_until_signalled
 from rummyhall.server.config import setting_fields
 from rummyhall.server.store import StoreError
 
+from .failures import find_error
+
 resource: ModuleType | None
 try:
     import resource
@@ -54,29 +56,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         trio.run(main)
     except BaseException as exc:  # a nursery wraps what it raises in exception groups
-        store_error = _find(exc, StoreError)
+        store_error = find_error(exc, StoreError)
         if store_error is not None:
             print(f"rummyhall serve: {store_error}", file=sys.stderr)
             return 1
-        os_error = _find(exc, OSError)
+        os_error = find_error(exc, OSError)
         if os_error is None:
             raise
         print(f"rummyhall serve: cannot listen on {settings.host}:{settings.port}: "
               f"{os_error}", file=sys.stderr)
         return 1
     return 0
-
-
-def _find(exc: BaseException, kind: type[Exception]) -> Exception | None:
-    """``exc`` itself or the first exception of ``kind`` inside its exception groups."""
-    if isinstance(exc, kind):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = _find(inner, kind)
-            if found is not None:
-                return found
-    return None
 
 
 def _raise_file_limit() -> None:

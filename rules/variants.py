@@ -759,7 +759,8 @@ def new_game(game: str, options: GameOptions | dict[str, object] | None = None, 
     if isinstance(options, ThirteenOptions) and options.deuces_arent_wild:
         high = 3
     if not low <= players <= high:
-        raise OptionError(f"{cls.title} takes {low} to {high} players, not {players}")
+        seats = f"{low}" if low == high else f"{low} to {high}"
+        raise OptionError(f"{cls.title} takes {seats} players, not {players}")
     if not 0 <= first_dealer < players:
         raise OptionError(f"first_dealer must be a seat from 0 to {players - 1}")
     game_obj = cls(options, players, first_dealer)

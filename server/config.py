@@ -8,6 +8,7 @@ sources win: defaults, then the file, then the environment, then the flags.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -139,13 +140,14 @@ def _coerce(name: str, value: object, source: str) -> object:
         elif kind in ("int", "int | None"):
             result = None if value in ("", None) and "None" in kind else _as_int(value)
         elif kind == "float":
-            result = float(value) if isinstance(value, (int, float, str)) and not isinstance(
-                value, bool) else _fail()
+            number = float(value) if isinstance(value, (int, float, str)) and not isinstance(
+                value, bool) else float("nan")
+            result = number if math.isfinite(number) else _fail()  # (nan passes any range)
         else:
             result = value if isinstance(value, str) else _fail()
     except (TypeError, ValueError):
-        raise ConfigError(f"{source}: setting {name!r} must be of type {kind}, "
-                          f"not {value!r}") from None
+        what = "a finite number" if kind == "float" else f"of type {kind}"
+        raise ConfigError(f"{source}: setting {name!r} must be {what}, not {value!r}") from None
     if isinstance(result, (int, float)) and not isinstance(result, bool):
         low, high = meta["low"], meta["high"]
         if (low is not None and result < low) or (high is not None and result > high):

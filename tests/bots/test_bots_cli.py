@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import socket
 import textwrap
 from pathlib import Path
 
@@ -163,3 +164,26 @@ def test_the_progress_bar_is_one_line_rewritten() -> None:
     quiet = io.StringIO()
     Progress(4, quiet, enabled=False).update(GameOutcome(0, 0, (0, 1), 0))
     assert quiet.getvalue() == ""
+
+
+@pytest.mark.parametrize("count", ["0", "-3"])
+def test_selfplay_refuses_a_count_of_games_below_one(count: str) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["selfplay", "--games", count])
+    assert info.value.code == 2
+
+
+def test_arena_over_a_server_that_is_not_there_says_so_once(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert main(["arena", "--games", "2", "--bots", "strong,random", "-q",
+                 "--server", f"127.0.0.1:{port}"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"cannot reach 127.0.0.1:{port}" in err[0]
+
+
+def test_a_game_of_one_seat_count_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "gin"]) == 0
+    assert capsys.readouterr().out.startswith("gin: Gin Rummy, 2 players\n")

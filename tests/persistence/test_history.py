@@ -166,6 +166,13 @@ async def test_the_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["export", "7", "--data", str(data)]) == 1
     assert main(["history", "--data", str(tmp_path / "none.sqlite3")]) == 1
     assert "no such data file" in capsys.readouterr().err
+    nowhere = tmp_path / "no" / "such" / "dir.json"
+    assert main(["export", "1", "--data", str(data), "-o", str(nowhere)]) == 1
+    assert f"cannot write {nowhere}" in capsys.readouterr().err
+    for bad in (["history", "--limit", "0"], ["ratings", "--game", "poker"]):
+        with pytest.raises(SystemExit) as info:
+            main([*bad, "--data", str(data)])
+        assert info.value.code == 2
 
 
 async def test_a_seat_left_before_a_restart_stays_left_and_unwatched(tmp_path: Path) -> None:

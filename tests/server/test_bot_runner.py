@@ -93,3 +93,17 @@ async def test_the_arena_over_a_real_server(hall: Hall, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr.decode()
     text = result.stdout.decode()
     assert "strong" in text and "random" in text and "4 games" in text
+
+
+async def test_rummyhall_bot_reports_a_refusal_in_one_line(hall: Hall) -> None:
+    """The server refuses the bot's table (an option out of range): one line naming the
+    reason, exit status 1, no traceback."""
+    assert hall.port
+    command = [sys.executable, "-m", "rummyhall", "bot", "--server", f"127.0.0.1:{hall.port}",
+               "--game", "gin", "-o", "knock_limit=99"]
+    result = await trio.run_process(command, capture_stdout=True, capture_stderr=True,
+                                    check=False)
+    err = result.stderr.decode()
+    assert result.returncode == 1
+    assert "knock_limit" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1

@@ -111,3 +111,10 @@ def test_max_tables_is_bounded_by_what_a_tables_reply_holds() -> None:
     worst = max(largest, key=lambda info: len(msgpack.packb(to_wire(info))))
     reply = Tables(tables=(worst,) * MAX_TABLES_LIMIT, id=MAX_ID)
     assert len(msgpack.packb(to_wire(reply))) <= MAX_SERVER_FRAME
+
+
+def test_a_number_setting_must_be_finite() -> None:
+    """nan passes any comparison of a range, inf is no duration: both are refused."""
+    for value in ("nan", "inf"):
+        with pytest.raises(ConfigError, match=r"idle_seconds.*finite number"):
+            Settings.load(flags={"idle_seconds": value})

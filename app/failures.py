@@ -1,0 +1,20 @@
+"""What a command reports when its trio run fails: the error inside the exception groups."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+E = TypeVar("E", bound=Exception)
+
+
+def find_error(exc: BaseException, kind: type[E] | tuple[type[E], ...]) -> E | None:
+    """``exc`` itself or the first exception of ``kind`` inside its exception groups (a
+    nursery wraps what its tasks raise)."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = find_error(inner, kind)
+            if found is not None:
+                return found
+    return None
