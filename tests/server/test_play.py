@@ -288,24 +288,6 @@ async def test_a_failure_after_an_action_stops_only_that_table(hall: Hall) -> No
         await play_seat(ada, other, SimpleBot())  # the other table plays to its end
 
 
-async def test_a_failure_starting_a_game_stops_the_table_after_one_reply(hall: Hall) -> None:
-    assert hall.port
-    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
-        table_id = await ada.create_table("gin", 2)
-        await ada.add_bot(table_id, 1, "simple")
-        await ada.join(table_id, 0)
-        table = hall.lobby.tables[table_id]
-
-        async def failing(t: Table, action: Action) -> None:
-            raise RuntimeError("a bug")  # the first shuffle cannot be journalled
-
-        table.before_broadcast = failing
-        await ada.start(table_id)  # its ok went out before the shuffle: the one reply
-        await wait_for(lambda: table_id not in hall.lobby.tables)
-        assert table.failed
-        await ada.ping()  # the connection and the server are fine
-
-
 async def test_a_failure_in_a_seat_request_gets_one_reply_and_the_seats_as_they_are(
         hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug met in a join: the game is untouched and the table goes on. Before the ok,
@@ -502,10 +484,12 @@ async def test_a_resumed_seat_gets_its_snapshot_before_its_turn(
     await raw.aclose()
 
 
-async def test_a_failure_sending_the_first_snapshots_stops_the_table(
-        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once start has made the game, any failure stops the table (kept for a restart):
-    its ok went out, no second reply follows, and nothing claims the game did not change."""
+@pytest.mark.parametrize("where", ["journal", "snapshots"])
+async def test_a_failure_starting_a_game_stops_the_table_after_one_reply(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """Once start has made the game, any failure (writing its first shuffle, sending the
+    first snapshots) stops the table, kept for a restart: its ok went out, no second
+    reply follows, and nothing claims the game did not change."""
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada") as ada:
         table_id = await ada.create_table("gin", 2)
@@ -513,11 +497,17 @@ async def test_a_failure_sending_the_first_snapshots_stops_the_table(
         await ada.join(table_id, 0)
         table = hall.lobby.tables[table_id]
 
-        def failing(self: Table, player: object, seat: object) -> None:
+        async def unjournalled(t: Table, action: Action) -> None:
+            raise RuntimeError("a bug")  # the first shuffle cannot be journalled
+
+        def unsent(self: Table, player: object, seat: object) -> None:
             raise RuntimeError("a bug")
 
-        monkeypatch.setattr(Table, "_send_snapshot", failing)
+        if where == "journal":
+            table.before_broadcast = unjournalled
+        else:
+            monkeypatch.setattr(Table, "_send_snapshot", unsent)
         await ada.start(table_id)  # the one reply: its ok
         await wait_for(lambda: table_id not in hall.lobby.tables)
         assert table.failed
-        await ada.ping()
+        await ada.ping()  # the connection and the server are fine
