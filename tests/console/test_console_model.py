@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import io
+import sys
 from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
 
+import pytest
 import trio
 
+from rummyhall.cli import main
 from rummyhall.client import ServerClosed, Session, Update
 from rummyhall.client.console.controller import Controller
 from rummyhall.client.console.layout import seat_fragments
@@ -203,3 +207,10 @@ def test_a_move_the_server_made_for_us_says_the_time_ran_out() -> None:
 def test_short_columns_keep_two_bots_of_one_strategy_apart() -> None:
     assert fit("strong bot 1", 7) == "stron…1" and fit("strong bot 2", 7) == "stron…2"
     assert fit("margaret", 7) == "margar…" and fit("ada", 7) == "ada"
+
+
+def test_play_without_a_terminal_says_so(monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # (a pipe: not a terminal)
+    assert main(["play", "--server", "127.0.0.1:9", "--name", "ada"]) == 2
+    assert "needs a terminal" in capsys.readouterr().err

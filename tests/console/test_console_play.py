@@ -63,6 +63,14 @@ def test_a_hand_of_gin(server_port: int) -> None:
         text = p.screen()
         note = note_text(p.model.view.results[0].notes[0], p.model.info)
         assert note in text and "seat " not in note  # the engine's words, with the names
+        # a hand to 10 points ends the game: g plays again at the same table
+        await p.wait(lambda: p.model.view is not None and p.model.view.phase == "game_over",
+                     what="the game over")
+        await p.press("\t")  # back to the table, where the game-over line says how
+        await p.wait(lambda: "g: play again" in p.screen(), what="the game-over line")
+        await p.press("g")
+        await p.wait(lambda: p.model.view is not None and p.model.view.phase != "game_over"
+                     and not p.model.view.results, what="the next game")
 
     run(server_port, scenario)
 
