@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from prompt_toolkit.application import get_app
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.data_structures import Point
+from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.layout import (
     ConditionalContainer,
@@ -395,8 +395,10 @@ def scores_text(model: ConsoleModel) -> Fragments:
 MIN_SIZE = (60, 16)  # columns, rows: the table screen needs this much
 
 
-def main_text(model: ConsoleModel) -> Fragments:
-    size = get_app().output.get_size()
+def main_text(model: ConsoleModel, size: Size | None = None) -> Fragments:
+    """The main window: help, form, table or lobby; ``size`` the terminal's (else the
+    running application's)."""
+    size = size or get_app().output.get_size()
     if size.columns < MIN_SIZE[0] or size.rows < MIN_SIZE[1]:
         return [("class:warn", f" The terminal is {size.columns}×{size.rows}: Rummy Hall "
                                f"needs {MIN_SIZE[0]}×{MIN_SIZE[1]} at least. Make it "

@@ -10,11 +10,12 @@ from types import SimpleNamespace
 
 import pytest
 import trio
+from prompt_toolkit.data_structures import Size
 
 from rummyhall.cli import main
 from rummyhall.client import ServerClosed, Session, Update
 from rummyhall.client.console.controller import Controller
-from rummyhall.client.console.layout import seat_fragments
+from rummyhall.client.console.layout import main_text, seat_fragments
 from rummyhall.client.console.model import (
     ConsoleModel,
     CreateForm,
@@ -214,3 +215,11 @@ def test_play_without_a_terminal_says_so(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # (a pipe: not a terminal)
     assert main(["play", "--server", "127.0.0.1:9", "--name", "ada"]) == 2
     assert "needs a terminal" in capsys.readouterr().err
+
+
+def test_a_terminal_too_small_says_so() -> None:
+    model = ConsoleModel(SimpleNamespace(name="ada", player_id=1, server_name="hall",
+                                         connected=True, tables={}, lobby={}))
+    small = "".join(f[1] for f in main_text(model, Size(rows=12, columns=40)))
+    assert "40×12" in small and "60×16" in small
+    assert "Tables on hall" in "".join(f[1] for f in main_text(model, Size(24, 80)))
