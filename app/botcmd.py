@@ -13,7 +13,7 @@ from rummyhall.client import Bot, ClientError, StrategyBot, run_bot
 from rummyhall.protocol import DEFAULT_PORT
 from rummyhall.rules import GAMES
 
-from .arena import ArenaUsageError, load_strategy_class
+from .arena import ArenaUsageError, load_strategy_class, positive_int
 from .arena_net import parse_server
 from .failures import find_error
 
@@ -41,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--house-bots", help="strategy of the house bots filling a new table")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                         help="a table option of a new table (see `rummyhall rules`)")
-    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    parser.add_argument("--games", type=positive_int, default=1,
+                        help="games to play (default 1)")
     parser.add_argument("--seed", type=int, help="seed of the bot's own chance, if any")
 
 

@@ -173,19 +173,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        try:
+            return _run(argv)
+        finally:
+            sys.stdout.flush()  # (a closed pipe shows here, not at exit)
+    except BrokenPipeError:  # the reader went away (`rummyhall rules | head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "player", "unset") is None:
         args.player = ["simple"]
     try:
         code: int = args.func(args)
-        sys.stdout.flush()  # (a closed pipe shows here, not at exit)
     except RulesError as exc:
         print(f"rummyhall: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # the reader went away (`rummyhall rules | head`): not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
     return code
 
 

@@ -67,6 +67,10 @@ def choose_server(profile: Profile, seconds: float) -> str | None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    if not sys.stdin.isatty():
+        print("rummyhall play: the console needs a terminal (standard input is not one)",
+              file=sys.stderr)
+        return 2
     profile = Profile.load()
     address = args.server or choose_server(profile, args.discover_seconds)
     if address is None:
@@ -84,10 +88,6 @@ def cmd_play(args: argparse.Namespace) -> int:
             name = input(f"Your name [{default}]: ").strip() or default
         except EOFError:
             return 1
-    if not sys.stdin.isatty():
-        print("rummyhall play: the console needs a terminal (standard input is not one)",
-              file=sys.stderr)
-        return 2
     options = ConsoleOptions(host, port, name, token=profile.token_for(server, name),
                              color=not args.no_color,
                              on_token=lambda token: profile.remember(server, name, token))

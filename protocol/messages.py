@@ -624,7 +624,7 @@ class PlayedGame(Record):
                                     "(empty while playing)")
     totals: tuple[int, ...] = spec(ArrayT(IntT(), 0, MAX_SEATS), "the final totals per seat "
                                    "(empty while playing)")
-    hands: int = spec(COUNT, "hands scored (a void hand is not counted)")
+    hands: int = spec(COUNT, "hands scored (a void or dead hand is not counted)")
     started: int = spec(COUNT, "when the game started (Unix time, seconds)")
     finished: int | None = spec(OptT(COUNT), "when it ended (Unix time, seconds); nil while "
                                              "playing")

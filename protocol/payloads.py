@@ -71,8 +71,9 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "hand_no": "the hand's number in the game, from 1",
     "round": "Three Thirteen's round (1..), 0 in the other games",
     "dealer": "the dealer's seat",
-    "wild_rank": "the wild rank of the hand, 1 (ace) to 13 (king), as in Three "
-                 "Thirteen's round r: r + 2; 0: none (jokers are always wild)",
+    "wild_rank": "the wild rank of the hand, 1 (ace) to 13 (king): in Three Thirteen "
+                 "round r's, r + 2 (aces, 1, in the extra rounds of deuces_arent_wild); "
+                 "0: none (jokers are always wild)",
     "knock_limits": "Chicago: each seat's knock limit this hand (0 in the other games)",
     "winners": "the winning seats (several on a shared win; empty when nobody won)",
     "totals": "each seat's total score after this",

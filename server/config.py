@@ -145,7 +145,7 @@ def _coerce(name: str, value: object, source: str) -> object:
             result = number if math.isfinite(number) else _fail()  # (nan passes any range)
         else:
             result = value if isinstance(value, str) else _fail()
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (a 400-digit int is no float)
         what = "a finite number" if kind == "float" else f"of type {kind}"
         raise ConfigError(f"{source}: setting {name!r} must be {what}, not {value!r}") from None
     if isinstance(result, (int, float)) and not isinstance(result, bool):

@@ -79,7 +79,8 @@ class Controller:
     # ------------------------------------------------------------------ plumbing
 
     def _request(self, make: Callable[[], Awaitable[object]], done: str | None = None,
-                 after: Callable[[object], None] | None = None) -> None:
+                 after: Callable[[object], None] | None = None,
+                 refused: Callable[[], None] | None = None) -> None:
         model = self.model
 
         async def run() -> None:
@@ -87,6 +88,8 @@ class Controller:
                 result = await make()
             except RequestRefused as exc:
                 model.say(server_text(exc.message), error=True)
+                if refused is not None:
+                    refused()
                 return
             except (ClientError, LocalProtocolError) as exc:  # (a value out of range)
                 model.say(f"not sent: {exc}", error=True)
@@ -130,13 +133,17 @@ class Controller:
             return
         model = self.model
         state = self.session.tables.get(table)
+        # (noted before sending: its events may come before the reply is handled)
         model.acted[table] = state.move if state is not None else None
 
         def clear(_: object) -> None:
             model.selected = set()
             model.status = ""
 
-        self._request(lambda: self.session.act(table, action), after=clear)
+        def unsent() -> None:  # refused: that move is still ours to make, or to miss
+            model.acted.pop(table, None)
+
+        self._request(lambda: self.session.act(table, action), after=clear, refused=unsent)
 
     def _cards(self, words: list[str]) -> list[Card] | None:
         """Cards named by the player, matched against the hand (``th``, ``10h``, ``Th``)."""

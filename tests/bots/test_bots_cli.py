@@ -166,10 +166,11 @@ def test_the_progress_bar_is_one_line_rewritten() -> None:
     assert quiet.getvalue() == ""
 
 
+@pytest.mark.parametrize("command", ["selfplay", "bot"])
 @pytest.mark.parametrize("count", ["0", "-3"])
-def test_selfplay_refuses_a_count_of_games_below_one(count: str) -> None:
+def test_a_count_of_games_below_one_is_refused(command: str, count: str) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["selfplay", "--games", count])
+        main([command, "--games", count])
     assert info.value.code == 2
 
 

@@ -13,7 +13,7 @@ import trio
 from prompt_toolkit.data_structures import Size
 
 from rummyhall.cli import main
-from rummyhall.client import ServerClosed, Session, Update
+from rummyhall.client import RequestRefused, ServerClosed, Session, Update
 from rummyhall.client.console.controller import Controller
 from rummyhall.client.console.layout import main_text, seat_fragments
 from rummyhall.client.console.model import (
@@ -213,8 +213,10 @@ def test_short_columns_keep_two_bots_of_one_strategy_apart() -> None:
 def test_play_without_a_terminal_says_so(monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # (a pipe: not a terminal)
-    assert main(["play", "--server", "127.0.0.1:9", "--name", "ada"]) == 2
-    assert "needs a terminal" in capsys.readouterr().err
+    for argv in (["play", "--server", "127.0.0.1:9", "--name", "ada"], ["play"]):
+        assert main(argv) == 2  # before any question (server, name) or LAN search
+        out, err = capsys.readouterr()
+        assert "needs a terminal" in err and not out
 
 
 def test_a_terminal_too_small_says_so() -> None:
@@ -223,3 +225,27 @@ def test_a_terminal_too_small_says_so() -> None:
     small = "".join(f[1] for f in main_text(model, Size(rows=12, columns=40)))
     assert "40×12" in small and "60×16" in small
     assert "Tables on hall" in "".join(f[1] for f in main_text(model, Size(24, 80)))
+
+
+def test_a_refused_action_still_lets_a_timeout_show() -> None:
+    """We sent an action for this move and it was refused: when the clock then runs out,
+    the move the server makes for us is marked as such."""
+    state = SimpleNamespace(view=gin_view("2c 9d Kh"), seat=0, info=None, move=3, legal=(),
+                            table=1)
+
+    async def refuse(table: int, action: object) -> None:
+        raise RequestRefused("wrong_phase", "not now")
+
+    source = SimpleNamespace(tables={1: state}, lobby={}, connected=True, act=refuse)
+    model = ConsoleModel(source)
+    model.open_table(1)
+    model.on_update(Update("your_turn", 1, state))
+    tasks: list[Callable[[], Awaitable[None]]] = []
+    Controller(model, source, spawn=tasks.append).draw_stock()  # type: ignore[arg-type]
+    assert model.acted == {1: 3}
+    for task in tasks:
+        trio.run(task)
+    assert 1 not in model.acted and model.status == "not now"
+    model.on_update(Update("your_turn", 1, state))  # the fresh prompt after the refusal
+    model.on_update(Update("event", 1, Passed(0)))
+    assert model.log[-1].text.endswith("(time ran out)")
