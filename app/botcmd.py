@@ -9,7 +9,7 @@ import sys
 import trio
 
 from rummyhall.bots import STRATEGIES, make_strategy
-from rummyhall.client import Bot, ClientError, StrategyBot, run_bot
+from rummyhall.client import Bot, ClientError, GameResult, StrategyBot, run_bot
 from rummyhall.protocol import DEFAULT_PORT
 from rummyhall.rules import GAMES
 
@@ -53,11 +53,20 @@ def cmd_bot(args: argparse.Namespace, options: dict[str, object]) -> int:
         print(f"rummyhall bot: {exc}", file=sys.stderr)
         return 2
     host, port = args.server
+    played = 0
+
+    def report(result: GameResult) -> None:  # each game as it ends: they take a while
+        nonlocal played
+        played += 1
+        outcome = "won" if result.won else "lost"
+        print(f"game {played} at table {result.table}: seat {result.seat} {outcome}; "
+              f"scores {list(result.scores)}", flush=True)
+
     try:
         results = trio.run(lambda: run_bot(
             bot, host, port, name=args.name, table=args.table, seat=args.seat,
             game=args.game, players=args.players, options=options,  # type: ignore[arg-type]
-            house_bots=args.house_bots, games=args.games))
+            house_bots=args.house_bots, games=args.games, on_result=report))
     except BaseException as exc:  # (a refusal comes inside the session's exception groups)
         refused = find_error(exc, (ClientError, OSError))
         if refused is None:
@@ -65,9 +74,5 @@ def cmd_bot(args: argparse.Namespace, options: dict[str, object]) -> int:
         print(f"rummyhall bot: {refused}", file=sys.stderr)
         return 1
     wins = sum(r.won for r in results)
-    for n, result in enumerate(results, 1):
-        outcome = "won" if result.won else "lost"
-        print(f"game {n} at table {result.table}: seat {result.seat} {outcome}; "
-              f"scores {list(result.scores)}")
     print(f"{bot.name}: {wins} of {len(results)} games won")
     return 0

@@ -9,7 +9,7 @@ client library keeps up to date, and the legal actions the server sent.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import trio
@@ -70,10 +70,13 @@ class GameResult:
 
 
 async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = False,
-                     games: int = 1, max_updates: int = 10_000_000) -> list[GameResult]:
+                     games: int = 1, max_updates: int = 10_000_000,
+                     on_result: Callable[[GameResult], object] | None = None
+                     ) -> list[GameResult]:
     """Play the bot's seat at ``table`` for ``games`` games (``restart``: the bot is the
-    creator and starts each next game). Decisions use the table's current state, so a
-    prompt overtaken by events is never answered."""
+    creator and starts each next game); ``on_result`` hears each game's end as it comes.
+    Decisions use the table's current state, so a prompt overtaken by events is never
+    answered."""
     results: list[GameResult] = []
     answered: int | None = None
     over = False  # the current game's end has been recorded
@@ -87,6 +90,8 @@ async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = 
                 over = True
                 if view.seat is not None:
                     results.append(GameResult(table, view.seat, view.winners, view.scores))
+                    if on_result is not None:
+                        on_result(results[-1])
                 bot.on_game_over(table, view)
                 if len(results) >= games:
                     return results
@@ -116,13 +121,16 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
                   game: str = "gin", players: int | None = None,
                   options: Mapping[str, bool | int | str] | None = None,
                   house_bots: str | None = None, games: int = 1,
-                  token: str | None = None) -> list[GameResult]:
+                  token: str | None = None,
+                  on_result: Callable[[GameResult], object] | None = None
+                  ) -> list[GameResult]:
     """Connect and play ``games`` games; return how each ended.
 
     Without ``table``, the bot creates a table of ``game`` with ``options``, sits in seat
     0, fills the other seats with house bots of strategy ``house_bots`` (the server's
     default when None), and starts. With ``table``, it joins that table (``seat`` or the
-    first free one) and plays the games its creator starts.
+    first free one) and plays the games its creator starts. ``on_result`` hears each
+    game's end as it comes.
     """
     async with open_session(host, port, name=name or bot.name, kind="bot",
                             token=token) as session:
@@ -134,9 +142,10 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
             for other in range(1, seats):
                 await session.add_bot(table, other, house_bots)
             await session.start(table)
-            return await play_table(session, table, bot, restart=True, games=games)
+            return await play_table(session, table, bot, restart=True, games=games,
+                                    on_result=on_result)
         await session.join(table, seat)
-        return await play_table(session, table, bot, games=games)
+        return await play_table(session, table, bot, games=games, on_result=on_result)
 
 
 def run(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT,

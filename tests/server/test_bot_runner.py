@@ -8,7 +8,7 @@ from pathlib import Path
 
 import trio
 
-from rummyhall.client import Bot, run_bot
+from rummyhall.client import Bot, GameResult, run_bot
 from rummyhall.rules import Discard, SeatAction, SeatView, best_discard, meld_rules_for
 from rummyhall.server import Hall
 
@@ -50,9 +50,11 @@ class Greedy(Bot):
 async def test_run_bot_creates_a_table_and_plays_games_back_to_back(hall: Hall) -> None:
     assert hall.port
     bot = Greedy()
+    heard: list[GameResult] = []
     results = await run_bot(bot, "127.0.0.1", hall.port, game="gin",
-                            options={"target_score": 25}, games=2)
+                            options={"target_score": 25}, games=2, on_result=heard.append)
     assert len(results) == 2 and all(r.seat == 0 for r in results)
+    assert heard == results  # each game's end, as it came
     assert all(max(r.scores) >= 25 and r.winners for r in results)
     assert bot.events > 10
 
