@@ -13,6 +13,7 @@ from prompt_toolkit.filters import Condition, Filter, has_focus
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from .controller import Controller
+from .layout import help_pages
 from .model import ConsoleModel
 
 
@@ -51,11 +52,12 @@ def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buf
 
     @kb.add("?", filter=keys)
     def _(event: KeyPressEvent) -> None:
-        # keys, then commands, then closed
+        # the help's pages in turn (as many as the terminal's size needs), then closed
+        size = event.app.output.get_size()
         if not model.show_help:
             model.show_help, model.help_page = True, 0
-        elif model.help_page == 0:
-            model.help_page = 1
+        elif model.help_page < len(help_pages(size.columns, size.rows)) - 1:
+            model.help_page += 1
         else:
             model.show_help = False
 

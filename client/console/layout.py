@@ -52,14 +52,14 @@ KEY_HELP = [
     ("Lobby", [("↑/↓", "pick a table"), ("Enter", "open / join the table"), ("j", "join"),
                ("w", "watch"), ("n", "new table (form)"), ("b / B", "add / remove a house bot"),
                ("g", "start the game"), ("r", "refresh")]),
-    ("Table", [("←/→", "move over your cards (Home: the first)"),
+    ("Table", [("←/→", "move over your cards"), ("Home", "to the first card"),
                ("Space", "select cards (for m and l)"),
                ("s / p", "draw: stock / discard pile"), ("x", "pass (Gin upcard)"),
-               ("d", "discard the card under the cursor"), ("m", "meld the selected cards"),
-               ("l", "lay off on a table meld"), ("k / o", "knock / go out with that card"),
+               ("d", "discard the cursor's card"), ("m", "meld the selected cards"),
+               ("l", "lay off on a table meld"), ("k / o", "knock / go out with it"),
                ("K", "big gin (Gin)"), ("r", "declare rummy (Chicago)"),
                ("Tab", "scores and last hand"), ("L", "lobby"),
-               ("b / g", "add bot / start; g after a game: again")]),
+               ("b / g", "add bot / start (or again)")]),
     ("Anywhere", [(":", "command line (Tab completes)"), ("t", "chat"), ("?", "this help"),
                   ("Esc", "back / close"), ("Ctrl-Q", "quit")]),
 ]
@@ -160,32 +160,49 @@ def _value(value: bool | int | str) -> str:
     return ("yes" if value else "no") if isinstance(value, bool) else str(value)
 
 
-def _columns(left: list[str], right: list[str], width: int = 40) -> list[str]:
+def _columns(left: list[str], right: list[str]) -> list[str]:
+    """Two lists side by side, the right one after the longest line of the left."""
+    width = max((len(a) for a in left), default=0) + 2
     rows = max(len(left), len(right))
     left = left + [""] * (rows - len(left))
     right = right + [""] * (rows - len(right))
-    return [f"{a[:width - 1]:<{width}}{b[:width - 1]}".rstrip() for a, b in zip(left, right,
-                                                                          strict=True)]
+    return [f"{a:<{width}}{b}".rstrip() for a, b in zip(left, right, strict=True)]
 
 
-def help_text(model: ConsoleModel) -> Fragments:
-    """Two pages: the keys, then the commands (? turns the page, then closes)."""
-    if model.help_page == 0:
-        def section(name: str, keys: list[tuple[str, str]]) -> list[str]:
-            return [f"{name}:", *(f"  {key:<7} {meaning}" for key, meaning in keys)]
+CHROME = 5  # rows around the main window: title, status, action bar, command line, heading
 
-        sections = dict(KEY_HELP)
-        lines = _columns(section("Table", sections["Table"]),
-                         [*section("Lobby", sections["Lobby"]), "",
-                          *section("Anywhere", sections["Anywhere"])])
-        head = " Keys (? again: the commands; Esc closes)\n"
+
+def help_pages(columns: int, rows: int) -> list[tuple[str, list[str]]]:
+    """The help's pages (heading, lines): the keys, then the commands; side by side where
+    the terminal is wide enough, else one list after the other; as many pages as the rows
+    need."""
+    def section(name: str, keys: list[tuple[str, str]]) -> list[str]:
+        return [f"{name}:", *(f"  {key:<7} {meaning}" for key, meaning in keys)]
+
+    sections = dict(KEY_HELP)
+    table = section("Table", sections["Table"])
+    rest = [*section("Lobby", sections["Lobby"]), "", *section("Anywhere", sections["Anywhere"])]
+    items = [f"{name} {args}".strip() + f": {meaning}"
+             for name, (args, meaning) in COMMANDS.items()]
+    half = (len(items) + 1) // 2
+    keys, commands = " Keys", " Commands, after : (Tab completes)"
+    side = [(keys, _columns(table, rest)), (commands, _columns(items[:half], items[half:]))]
+    if all(len(line) < columns for _, lines in side for line in lines):
+        lists = side
     else:
-        items = [f"{name} {args}".strip() + f": {meaning}"
-                 for name, (args, meaning) in COMMANDS.items()]
-        half = (len(items) + 1) // 2
-        lines = _columns(items[:half], items[half:])
-        head = " Commands, after : (Tab completes; ? again closes)\n"
-    return [("class:heading", head), ("", "\n".join(" " + line for line in lines) + "\n")]
+        lists = [(keys, [*table, "", *rest]), (commands, items)]
+    fit = max(4, rows - CHROME)
+    return [(head, lines[i:i + fit]) for head, lines in lists for i in range(0, len(lines), fit)]
+
+
+def help_text(model: ConsoleModel, size: Size) -> Fragments:
+    """One page of the help (? turns the page, then closes; Esc closes)."""
+    pages = help_pages(size.columns, size.rows)
+    page = min(model.help_page, len(pages) - 1)
+    head, lines = pages[page]
+    more = "? again: more" if page < len(pages) - 1 else "? again closes"
+    return [("class:heading", f"{head} ({page + 1}/{len(pages)}; {more}; Esc closes)\n"),
+            ("", "\n".join(" " + line for line in lines) + "\n")]
 
 
 def _opponents(model: ConsoleModel) -> Fragments:
@@ -404,7 +421,7 @@ def main_text(model: ConsoleModel, size: Size | None = None) -> Fragments:
                                f"needs {MIN_SIZE[0]}×{MIN_SIZE[1]} at least. Make it "
                                "bigger (Ctrl-Q quits).\n")]
     if model.show_help:
-        return help_text(model)
+        return help_text(model, size)
     if model.screen == "form":
         return form_text(model)
     if model.screen == "table":

@@ -14,8 +14,8 @@ from prompt_toolkit.data_structures import Size
 
 from rummyhall.cli import main
 from rummyhall.client import RequestRefused, ServerClosed, Session, Update
-from rummyhall.client.console.controller import Controller
-from rummyhall.client.console.layout import main_text, seat_fragments
+from rummyhall.client.console.controller import COMMANDS, Controller
+from rummyhall.client.console.layout import CHROME, KEY_HELP, help_pages, main_text, seat_fragments
 from rummyhall.client.console.model import (
     ConsoleModel,
     CreateForm,
@@ -249,3 +249,14 @@ def test_a_refused_action_still_lets_a_timeout_show() -> None:
     model.on_update(Update("your_turn", 1, state))  # the fresh prompt after the refusal
     model.on_update(Update("event", 1, Passed(0)))
     assert model.log[-1].text.endswith("(time ran out)")
+
+
+def test_the_help_fits_a_small_terminal_in_pages() -> None:
+    for columns, rows in ((60, 16), (60, 20), (80, 24), (120, 40)):
+        pages = help_pages(columns, rows)
+        assert all(len(lines) <= rows - CHROME for _, lines in pages)
+        assert all(len(line) < columns for _, lines in pages for line in lines)
+        text = "\n".join(line for _, lines in pages for line in lines)
+        assert all(meaning in text for _, keys in KEY_HELP for _, meaning in keys)
+        assert all(f"{name}" in text for name in COMMANDS)
+    assert len(help_pages(120, 40)) == 2  # a roomy terminal: keys, then commands
