@@ -191,6 +191,17 @@ class Controller:
     def declare_rummy(self) -> None:
         self.act(DeclareRummy)
 
+    def rummy_or_refresh(self) -> None:
+        """``r`` at a table: Chicago's rummy; elsewhere, as in the lobby, a refresh (a
+        fresh snapshot of the table)."""
+        view = self.model.view
+        if view is not None and view.game == "chicago" and view.seat is not None:
+            self.declare_rummy()
+            return
+        table = self.model.table
+        if table is not None:
+            self._request(lambda: self.session.resync(table), done=f"table {table} refreshed")
+
     def discard(self, words: list[str] | None = None) -> None:
         card = self._one_card(words or [])
         if card is not None:

@@ -170,7 +170,7 @@ def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buf
     bind("k", filter=table)(controller.knock)
     bind("K", filter=table)(controller.big_gin)
     bind("o", filter=table)(controller.go_out)
-    bind("r", filter=table)(controller.declare_rummy)
+    bind("r", filter=table)(controller.rummy_or_refresh)
 
     def toggle_scores() -> None:
         model.show_scores = not model.show_scores

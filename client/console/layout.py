@@ -57,7 +57,7 @@ KEY_HELP = [
                ("s / p", "draw: stock / discard pile"), ("x", "pass (Gin upcard)"),
                ("d", "discard the cursor's card"), ("m", "meld the selected cards"),
                ("l", "lay off on a table meld"), ("k / o", "knock / go out with it"),
-               ("K", "big gin (Gin)"), ("r", "declare rummy (Chicago)"),
+               ("K", "big gin (Gin)"), ("r", "Chicago: rummy; else refresh"),
                ("Tab", "scores and last hand"), ("L", "lobby"),
                ("b / g", "add bot / start (or again)")]),
     ("Anywhere", [(":", "command line (Tab completes)"), ("t", "chat"), ("?", "this help"),

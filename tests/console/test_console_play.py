@@ -254,3 +254,14 @@ def test_a_seat_left_with_leave_stays_left(server_port: int) -> None:
         assert not any("back at table" in e.text for e in p.model.log)
 
     run(server_port, scenario)
+
+
+def test_r_refreshes_a_table_where_there_is_no_rummy_to_declare(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin")
+        table = p.model.table
+        await p.press("r")
+        await p.wait(lambda: p.model.status == f"table {table} refreshed", what="the refresh")
+        assert not p.model.status_error and p.model.screen == "table"
+
+    run(server_port, scenario)
