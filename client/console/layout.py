@@ -191,8 +191,9 @@ def help_pages(columns: int, rows: int) -> list[tuple[str, list[str]]]:
         lists = side
     else:
         lists = [(keys, [*table, "", *rest]), (commands, items)]
-    fit = max(4, rows - CHROME)
-    return [(head, lines[i:i + fit]) for head, lines in lists for i in range(0, len(lines), fit)]
+    per_page = max(4, rows - CHROME)
+    return [(head, lines[i:i + per_page])
+            for head, lines in lists for i in range(0, len(lines), per_page)]
 
 
 def help_text(model: ConsoleModel, size: Size) -> Fragments:

@@ -530,8 +530,10 @@ class ConsoleModel:
         """The card under the cursor: the one it was put on while that is in the hand (a
         draw sorts the hand again), else the one at its place."""
         hand = self.hand()
-        if not hand:
-            return None
+        return self._place_cursor(hand) if hand else None
+
+    def _place_cursor(self, hand: list[Card]) -> Card:
+        """Set the cursor's place in ``hand`` (not empty) from its card; that card."""
         if self.cursor_at in hand:
             self.cursor = hand.index(self.cursor_at)
         else:
@@ -582,8 +584,9 @@ class ConsoleModel:
         self.on_change()
 
     def move_cursor(self, delta: int) -> None:
-        if self.cursor_card() is not None:
-            hand = self.hand()
+        hand = self.hand()  # (arranged into melds: once per key)
+        if hand:
+            self._place_cursor(hand)
             self.cursor = (self.cursor + delta) % len(hand)
             self.cursor_at = hand[self.cursor]
         self.on_change()
