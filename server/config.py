@@ -140,9 +140,11 @@ def _coerce(name: str, value: object, source: str) -> object:
         elif kind in ("int", "int | None"):
             result = None if value in ("", None) and "None" in kind else _as_int(value)
         elif kind == "float":
-            number = float(value) if isinstance(value, (int, float, str)) and not isinstance(
-                value, bool) else float("nan")
-            result = number if math.isfinite(number) else _fail()  # (nan passes any range)
+            if not isinstance(value, (int, float, str)) or isinstance(value, bool):
+                raise TypeError
+            result = float(value)
+            if not math.isfinite(result):  # (nan passes any comparison of a range)
+                raise ValueError
         else:
             result = value if isinstance(value, str) else _fail()
     except (TypeError, ValueError, OverflowError):  # (a 400-digit int is no float)
