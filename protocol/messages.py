@@ -20,7 +20,9 @@ type says ``| nil``). Unknown fields are ignored.
     >>> Ping(id=7).to_wire()
     {'type': 'ping', 'id': 7}
     >>> Hello(versions=(1,), name="ada", kind="person")
-    Hello(protocol='rummyhall', versions=(1,), name='ada', kind='person', token=None, client=None)
+    Hello(protocol='rummyhall', versions=(1,), name='ada', kind='person', client=None)
+
+A token is a secret: no ``repr`` shows it (so no log line can).
 """
 
 from __future__ import annotations
@@ -224,7 +226,8 @@ class Session(Record):
     """Who the client is on this server, and the secret that brings it back."""
 
     player: int = spec(PLAYER, "the player's id on this server")
-    token: str = spec(TOKEN, "secret resume token (128 random bits); send it in a later hello")
+    token: str = spec(TOKEN, "secret resume token (128 random bits); send it in a later hello",
+                      repr=False)
     resumed: bool = spec(BoolT(), "true when the hello's token was recognised: same player, "
                                   "seats kept")
 
@@ -312,7 +315,7 @@ class Hello(Message):
     kind: str = spec(EnumT(("person", "bot", "spectator")),
                      "person (a human's client), bot (a program), spectator (watches only)")
     token: str | None = spec(OptT(TOKEN), "the token of an earlier session, to resume it",
-                             default=None)
+                             default=None, repr=False)
     client: str | None = spec(OptT(StrT(1, 64)), "the client software and its version, "
                                                  "for the server's log", default=None)
 

@@ -64,16 +64,18 @@ class Hall:
         if self._welcoming.get(folded) is player:
             del self._welcoming[folded]
 
-    def admit(self, hello: Hello, session: ServerSession) -> tuple[Player, bool]:
-        """The player of a new session: resumed with its token, or new.
+    def admit(self, hello: Hello, session: ServerSession) -> tuple[Player, str, bool]:
+        """The player of a new session, its token and whether it was resumed with that
+        token (else it is new, with a fresh one).
 
         An older session of the same player is closed with ``session_replaced``.
         """
         players = self.lobby.players
-        player = players.by_token(hello.token) if hello.token else None
+        token = hello.token
+        player = players.by_token(token) if token else None
         resumed = player is not None
-        if player is None:
-            player = players.new(hello.name, hello.kind)
+        if player is None or token is None:
+            player, token = players.new(hello.name, hello.kind)
         else:
             players.rename(player, hello.name)
             player.kind = hello.kind  # (the kind is the connection's: what it says now)
@@ -88,7 +90,7 @@ class Hall:
         self._welcoming[player.name.casefold()] = player
         log.info("%s: %s %r (%s) player %s", session.address,
                  "resumed" if resumed else "hello", hello.name, hello.kind, player.id)
-        return player, resumed
+        return player, token, resumed
 
     def release(self, player: Player, session: ServerSession) -> bool:
         """Forget ``session``; True if it was the player's current one (now disconnected)."""

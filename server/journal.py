@@ -412,7 +412,7 @@ class Journal:
                 players[seat.player.id] = seat.player
         return [("INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?) "
                  "ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, "
-                 "token = excluded.token", (p.id, p.name, p.kind, p.token))
+                 "token = excluded.token", (p.id, p.name, p.kind, p.token_digest))
                 for p in players.values()]
 
     def _table_statements(self) -> list[Statement]:

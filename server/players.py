@@ -1,19 +1,21 @@
 """Players and their outboxes.
 
 A :class:`Player` outlives its connections: it has a server-wide id, a name and a secret
-token that brings it back after a dropped connection. While connected it has an
+token that brings it back after a dropped connection (the server keeps only the token's
+digest: :mod:`.tokens`). While connected it has an
 :class:`Outbox`, the bounded queue of messages waiting to be written to its socket.
 Everything here runs in the server's one trio thread, so no locks are needed.
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Iterator
 
 import msgpack
 
 from rummyhall.protocol import MAX_SERVER_FRAME, Message, encode_frame
+
+from .tokens import digest, matches, new_token
 
 
 class Prepared:
@@ -94,11 +96,11 @@ class Outbox:
 class Player:
     """Somebody (a person, a remote bot, a spectator tool) known to this server."""
 
-    def __init__(self, player_id: int, name: str, kind: str, token: str) -> None:
+    def __init__(self, player_id: int, name: str, kind: str, token_digest: str) -> None:
         self.id = player_id
         self.name = name
         self.kind = kind
-        self.token = token
+        self.token_digest = token_digest  # never the token itself
         self.outbox: Outbox | None = None
         self.tables: set[int] = set()  # tables where this player sits or watches
         self.gone_since: float | None = None  # when its last connection ended
@@ -127,23 +129,24 @@ class PlayerRegistry:
         self._by_name: dict[str, list[Player]] = {}  # casefolded name -> its players
         self._next_id = 1
 
-    def new(self, name: str, kind: str) -> Player:
-        """A new player with a fresh secret token (128 random bits)."""
-        player = Player(self._next_id, name, kind, secrets.token_hex(16))
+    def new(self, name: str, kind: str) -> tuple[Player, str]:
+        """A new player and its fresh secret token (128 random bits), which is not kept."""
+        token = new_token()
+        player = Player(self._next_id, name, kind, digest(token))
         self._next_id += 1
         self._add(player)
-        return player
+        return player, token
 
-    def restore(self, player_id: int, name: str, kind: str, token: str) -> Player:
+    def restore(self, player_id: int, name: str, kind: str, token_digest: str) -> Player:
         """Bring back a player known from an earlier run of the server."""
-        player = Player(player_id, name, kind, token)
+        player = Player(player_id, name, kind, token_digest)
         self._add(player)
         self._next_id = max(self._next_id, player_id + 1)
         return player
 
     def _add(self, player: Player) -> None:
         self._by_id[player.id] = player
-        self._by_token[player.token] = player
+        self._by_token[player.token_digest] = player
         self._by_name.setdefault(player.name.casefold(), []).append(player)
 
     def rename(self, player: Player, name: str) -> None:
@@ -161,7 +164,13 @@ class PlayerRegistry:
             self._by_name.pop(folded, None)
 
     def by_token(self, token: str) -> Player | None:
-        return self._by_token.get(token)
+        """The player whose token this is, or None."""
+        player = self._by_token.get(digest(token))
+        # (the digest found equals the one asked for; compared again in constant time so
+        # that no timing of the lookup can tell how close a guess came)
+        if player is not None and matches(token, player.token_digest):
+            return player
+        return None
 
     def get(self, player_id: int) -> Player | None:
         return self._by_id.get(player_id)
@@ -175,7 +184,7 @@ class PlayerRegistry:
         """Drop a player who is gone and has nothing to come back to (the lobby decides):
         its token no longer resumes anything."""
         self._by_id.pop(player.id, None)
-        self._by_token.pop(player.token, None)
+        self._by_token.pop(player.token_digest, None)
         self._unname(player)
 
     def connected(self) -> Iterator[Player]:

@@ -116,12 +116,12 @@ class ServerSession:
         if refusal is not None:
             await self._send_now(refusal)
             return
-        player, resumed = self.hall.admit(hello, self)
+        player, token, resumed = self.hall.admit(hello, self)
         self.player = player
         self.heard_at = trio.current_time()  # (saying hello took part of the handshake)
         welcome = Welcome(version=self.conn.version or 1, server=s.name, limits=self.limits,
                           features=FEATURES, session=Session(player=player.id,
-                                                             token=player.token,
+                                                             token=token,
                                                              resumed=resumed))
         if not await self._send_now(welcome):
             return  # the client did not take its welcome: nothing can follow it
