@@ -69,6 +69,7 @@ from rummyhall.protocol import (
     legal_from_wire,
     view_from_wire,
 )
+from rummyhall.protocol.limits import MAX_LISTED_TABLES
 from rummyhall.rules import SeatAction, SeatView
 
 from .model import apply_event, apply_turn
@@ -88,14 +89,19 @@ class ClientError(Exception):
     """The root of the client library's errors."""
 
 
+RATE_RETRIES = 3  # a request refused as too fast is sent again this many times
+
+
 class RequestRefused(ClientError):
     """The server refused a request: ``code`` is the protocol's error code."""
 
-    def __init__(self, code: str, message: str, *, fatal: bool = False) -> None:
+    def __init__(self, code: str, message: str, *, fatal: bool = False,
+                 retry_ms: int | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.fatal = fatal
+        self.retry_ms = retry_ms  # rate_limited: how long the server asked us to wait
 
 
 class ConnectionLost(ClientError):
@@ -288,11 +294,12 @@ class Session:
             if msg.fatal and msg.code in FINAL_CODES:
                 self.closed_reason = ServerClosed(msg.message, msg.code)
             self._resolve(request_id, error=RequestRefused(msg.code, msg.message,
-                                                           fatal=msg.fatal))
+                                                           fatal=msg.fatal,
+                                                           retry_ms=msg.retry_ms))
             return
         if isinstance(msg, (Ok, Pong, Tables, Games)):
             if isinstance(msg, Tables):
-                self.lobby = {t.table: t for t in msg.tables}
+                self.lobby.update((t.table, t) for t in msg.tables)
             self._resolve(request_id, reply=msg)
             return
         handler = _PUSHES.get(type(msg))
@@ -418,7 +425,21 @@ class Session:
             await self._connected_event.wait()
 
     async def request(self, msg: Message, timeout: float = REQUEST_TIMEOUT) -> Message:
-        """Send a request with a fresh id; return its reply or raise :class:`ClientError`."""
+        """Send a request with a fresh id; return its reply or raise :class:`ClientError`.
+
+        A request the server refused as too fast (``rate_limited``: big replies cost more
+        than our pacing counts) is sent again after the wait the server named, a few times.
+        """
+        for _ in range(RATE_RETRIES):
+            try:
+                return await self._request_once(msg, timeout)
+            except RequestRefused as exc:
+                if exc.code != "rate_limited" or exc.fatal or exc.retry_ms is None:
+                    raise
+                await trio.sleep(exc.retry_ms / 1000)
+        return await self._request_once(msg, timeout)
+
+    async def _request_once(self, msg: Message, timeout: float) -> Message:
         request_id = next(self._ids)
         msg = dataclasses.replace(msg, id=request_id)  # type: ignore[type-var]
         pending = self._pending[request_id] = _Pending()
@@ -436,9 +457,24 @@ class Session:
         return pending.reply
 
     async def list_tables(self) -> tuple[TableInfo, ...]:
-        reply = await self.request(ListTables())
-        assert isinstance(reply, Tables)
-        return reply.tables
+        """Every table of the server, asked for a page at a time (:attr:`lobby` then holds
+        them all)."""
+        tables: list[TableInfo] = []
+        after: int | None = None
+        for _ in range(MAX_LISTED_TABLES):  # (a page lists at least one table)
+            reply = await self.request(ListTables(after=after))
+            assert isinstance(reply, Tables)
+            tables += reply.tables
+            if not reply.more or not reply.tables:
+                break
+            after = reply.tables[-1].table
+        # (each page updated the lobby as it arrived, so a later table_update wins; what
+        # no page listed is gone, but for tables made since, told by their own updates)
+        listed = {t.table for t in tables}
+        last = max(listed, default=0)
+        for number in [n for n in self.lobby if n not in listed and n <= last]:
+            del self.lobby[number]
+        return tuple(tables)
 
     async def set_lobby_updates(self, on: bool) -> None:
         """Ask for the updates of every table (True, the default) or only of the tables

@@ -82,6 +82,12 @@ class FrameBuffer:
         self._pos = 0
         self._eof = False
 
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet returned as frames: once every whole frame was
+        taken, the part of a frame that has begun to arrive (0: none has)."""
+        return len(self._data) - self._pos
+
     def _feed(self, data: bytes) -> None:
         """Add received bytes; ``b""`` marks the end of the stream."""
         if not data:
@@ -148,11 +154,6 @@ class FrameDecoder(FrameBuffer):
     @max_frame.setter
     def max_frame(self, value: int) -> None:
         self._limit = value
-
-    @property
-    def buffered(self) -> int:
-        """Bytes received and not yet returned as frames."""
-        return len(self._data) - self._pos
 
     @property
     def eof(self) -> bool:

@@ -53,7 +53,9 @@ MAX_CONNECTIONS: Final = 1024
 MAX_PER_ADDRESS: Final = 64
 MAX_TABLES: Final = 256
 MAX_LISTED_TABLES: Final = 1024
-"""The most tables a ``tables`` reply may hold."""
+"""The most tables a ``tables`` reply may hold (the schema's bound)."""
+TABLES_PER_PAGE: Final = 64
+"""The most tables a server lists in one ``tables`` reply: a page (``more``, ``after``)."""
 MAX_TABLES_LIMIT: Final = 500
 """The most tables a server may have at once: a ``tables`` reply listing that many, each
 as large as a table can be (8 seats, the longest names), fits in one frame."""

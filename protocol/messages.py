@@ -354,6 +354,9 @@ class Error(Message):
     fatal: bool = spec(BoolT(), "true: the server closes the connection after this message")
     id: int | str | None = spec(OptT(IdT()), "the id of the request refused, when it had one",
                                 default=None)
+    retry_ms: int | None = spec(OptT(IntT(0, MAX_SECONDS * 1000)),
+                                "rate_limited: milliseconds until the server takes a frame "
+                                "again", default=None)
 
 
 @message("ping", CLIENT, reply="pong")
@@ -397,18 +400,23 @@ class Games(Message):
 
 @message("list_tables", CLIENT, reply="tables")
 class ListTables(Message):
-    """Ask for every table."""
+    """Ask for the tables, a page at a time."""
 
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    after: int | None = spec(OptT(TABLE), "list the tables numbered above this one (absent: "
+                                          "from the first)", default=None)
 
 
 @message("tables", SERVER)
 class Tables(Message):
-    """Every table of the server."""
+    """A page of the server's tables, in the order of their numbers."""
 
     tables: tuple[TableInfo, ...] = spec(ArrayT(RecordT(TableInfo), 0, MAX_LISTED_TABLES),
-                                         "the tables")
+                                         "the tables (at most 64 in a reply)")
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    more: bool | None = spec(OptT(BoolT()), "true: more tables follow the last one listed "
+                                            "(ask again with after = its number)",
+                             default=None)
 
 
 @message("lobby_updates", CLIENT, reply="ok")

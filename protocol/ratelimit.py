@@ -5,9 +5,14 @@
     [True, True, True, False]
     >>> bucket.take(0.5)  # half a second refills one frame
     True
+    >>> bucket.charge(2)  # a big reply costs two more
+    >>> bucket.take(1.0), bucket.wait_ms(1.0)
+    (False, 1000)
 """
 
 from __future__ import annotations
+
+import math
 
 
 class TokenBucket:
@@ -16,6 +21,9 @@ class TokenBucket:
     :meth:`take` answers whether a frame arriving at ``now`` (seconds, any monotonic
     clock) may be handled. ``refused_in_a_row`` counts the refusals since the last
     accepted frame: the spec closes the connection when it reaches ``burst``.
+    :meth:`charge` takes more for a frame that caused more work (a big reply); the bucket
+    may then owe up to ``burst`` tokens, and :meth:`wait_ms` says how long until the next
+    frame is welcome.
     """
 
     __slots__ = ("_last", "_tokens", "burst", "rate", "refused_in_a_row")
@@ -29,18 +37,31 @@ class TokenBucket:
         self._last: float | None = None
         self.refused_in_a_row = 0
 
-    def take(self, now: float) -> bool:
-        """Spend one token if there is one; False (and count a refusal) otherwise."""
+    def _refill(self, now: float) -> None:
         if self._last is not None and now > self._last:
             self._tokens = min(float(self.burst), self._tokens + (now - self._last) * self.rate)
         if self._last is None or now > self._last:
             self._last = now
+
+    def take(self, now: float) -> bool:
+        """Spend one token if there is one; False (and count a refusal) otherwise."""
+        self._refill(now)
         if self._tokens >= 1.0:
             self._tokens -= 1.0
             self.refused_in_a_row = 0
             return True
         self.refused_in_a_row += 1
         return False
+
+    def charge(self, tokens: int) -> None:
+        """Spend ``tokens`` more for work already done (the debt is at most ``burst``)."""
+        self._tokens = max(-float(self.burst), self._tokens - tokens)
+
+    def wait_ms(self, now: float) -> int:
+        """Milliseconds from ``now`` until a frame will be taken (0: now)."""
+        self._refill(now)
+        missing = 1.0 - self._tokens
+        return 0 if missing <= 0 else max(1, math.ceil(missing / self.rate * 1000))
 
     @property
     def exhausted(self) -> bool:

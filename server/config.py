@@ -64,8 +64,16 @@ class Settings:
     handshake_seconds: float = _s(10.0, "time a new connection has to say hello",
                                   low=0.1, high=3600)
     idle_seconds: float = _s(120.0, "a client silent this long is closed", low=1, high=86_400)
-    send_queue: int = _s(256, "messages waiting for a client; a client that does not read "
-                              "and overflows it is closed", low=8, high=100_000)
+    max_output_bytes: int = _s(1_048_576, "bytes waiting to be written to one client; a "
+                                          "client that does not read and overflows it is "
+                                          "closed (slow_consumer)", low=65_536,
+                               high=1_073_741_824)
+    max_total_output_bytes: int = _s(67_108_864, "bytes waiting to be written to all clients "
+                                                 "together; past it the client with the "
+                                                 "most waiting is closed", low=1_048_576,
+                                     high=17_179_869_184)
+    frame_seconds: float = _s(10.0, "time a frame that has begun to arrive has to end",
+                              low=0.1, high=3600)
     send_timeout: float = _s(10.0, "seconds one write may take before the client is closed",
                              low=0.1, high=3600)
     turn_seconds: int = _s(0, "default time per decision for people (0: no timer)",

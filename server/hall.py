@@ -22,7 +22,7 @@ from .config import Settings
 from .flusher import Flusher
 from .journal import Journal
 from .lobby import Lobby
-from .players import Player
+from .players import OutputBudget, Player
 from .session import ServerSession, fatal
 
 log = logging.getLogger("rummyhall.server")
@@ -38,6 +38,7 @@ class Hall:
         self.settings = settings
         self.lobby = Lobby(settings)
         self.flusher = Flusher()
+        self.output = OutputBudget(settings.max_total_output_bytes)
         self.sessions: set[ServerSession] = set()
         self._by_player: dict[int, ServerSession] = {}
         self._welcoming: dict[str, Player] = {}  # names of players being welcomed
@@ -85,6 +86,7 @@ class Hall:
         self._by_player[player.id] = session
         player.gone_since = None
         player.lobby_updates = True  # a setting of the connection, not of the player
+        player.missed_updates.clear()
         # until its welcome is out and its outbox open (it counts as connected then), the
         # name is claimed: a hello of the same name arriving meanwhile is refused
         self._welcoming[player.name.casefold()] = player

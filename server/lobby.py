@@ -35,6 +35,7 @@ from rummyhall.protocol import (
     games_catalogue,
 )
 from rummyhall.protocol import Error as ErrorMessage
+from rummyhall.protocol.limits import TABLES_PER_PAGE
 from rummyhall.protocol.messages import GameInfo
 from rummyhall.rules import GAMES, GameOptions, OptionError, new_game, parse_options
 
@@ -93,20 +94,44 @@ class Lobby:
             await trio.sleep(self.settings.update_interval)
             self._dirty_event = trio.Event()
             dirty, self._dirty = self._dirty, {}
-            # one outbox entry for the whole round, however many tables changed
-            messages = {table_id: TableRemoved(table=table_id) if table is None
-                        else TableUpdate(info=table.info())
-                        for table_id, table in dirty.items()}
-            updates = Prepared(*messages.values())
+            # encoded once for the whole round, however many tables changed
+            messages = {table_id: self._update_of(table_id) for table_id in dirty}
+            updates = Prepared(*messages.values()) if messages else None
+            behind = False
             for n, player in enumerate(list(self.players.connected())):
-                if player.lobby_updates:
-                    player.send(updates)
-                elif own := [m for t, m in messages.items() if t in player.tables]:
-                    player.send(Prepared(*own))  # lobby_updates off: its own tables only
+                behind |= self._tell(player, messages, updates)
                 if n % UPDATE_CHUNK == UPDATE_CHUNK - 1:
                     # let the tables run between chunks (the flusher paces the writes
                     # themselves; this keeps a thousand queue entries from one stretch)
                     await trio.sleep(0)
+            if behind:
+                self._dirty_event.set()  # another round, for those who missed updates
+
+    def _update_of(self, table_id: int) -> TableUpdate | TableRemoved:
+        """The push that tells a table's state now."""
+        table = self.tables.get(table_id)
+        return TableRemoved(table=table_id) if table is None else TableUpdate(info=table.info())
+
+    def _tell(self, player: Player, messages: dict[int, TableUpdate | TableRemoved],
+              updates: Prepared | None) -> bool:
+        """Offer ``player`` this round's updates it asked for; True if some are still
+        owed to it. Updates are what a lagging reader may lose (docs/protocol.md, 8): a
+        connection that lags misses them, and once it catches up gets the latest state of
+        every table it missed, in one entry."""
+        wanted = messages if player.lobby_updates else {
+            t: m for t, m in messages.items() if t in player.tables}
+        missed = player.missed_updates
+        if missed:
+            if player.outbox is None or player.outbox.lagging:
+                missed.update(wanted)
+                return True
+            missed.update(wanted)
+            if player.offer(Prepared(*(self._update_of(t) for t in sorted(missed)))):
+                missed.clear()
+        elif wanted and not player.offer(updates if wanted is messages and updates is not None
+                                         else Prepared(*wanted.values())):
+            missed.update(wanted)
+        return bool(missed)
 
     # ------------------------------------------------------------------ requests
 
@@ -114,8 +139,7 @@ class Lobby:
         """Handle a request of ``player``: lobby requests here, table requests in the table."""
         table_id = getattr(message, "table", None)
         if isinstance(message, ListTables):
-            player.send(Tables(tables=tuple(t.info() for t in self.tables.values()),
-                               id=message.id))
+            player.send(self._tables_page(message))
         elif isinstance(message, ListGames):
             player.send(self._catalogue if message.id is None
                         else Games(games=self._catalogue.games, bots=self._catalogue.bots,
@@ -132,6 +156,7 @@ class Lobby:
             self._reply(player, message.id, self._say(player, message))
         elif isinstance(message, LobbyUpdates):
             player.lobby_updates = message.on
+            player.missed_updates.clear()  # (a client turning them on lists the tables)
             player.send(Ok(id=message.id))
         elif isinstance(table_id, int):
             table = self.tables.get(table_id)
@@ -150,6 +175,16 @@ class Lobby:
                     await command.done.wait()
         else:
             log.warning("no handler for %r", message)
+
+    def _tables_page(self, message: ListTables) -> Tables:
+        """The tables numbered above ``after``, in order, at most a page of them (the
+        reply's size is bounded whatever the server holds; its bytes are charged to the
+        asker's rate budget by its session)."""
+        after = message.after or 0
+        numbers = sorted(n for n in self.tables if n > after)
+        page = numbers[:TABLES_PER_PAGE]
+        return Tables(tables=tuple(self.tables[n].info() for n in page), id=message.id,
+                      more=True if len(numbers) > len(page) else None)
 
     async def _to_table(self, table: Table, command: Command) -> bool:
         """Queue a command for a table; False if the table is closed."""
@@ -203,9 +238,10 @@ class Lobby:
     def _say(self, player: Player, msg: Say) -> Ok | TableError:
         chat = Prepared(Chat(player=player.id, name=player.name, text=msg.text,
                              table=msg.table))
+        # (chat is what a lagging reader may lose: it never costs a bystander its place)
         if msg.table is None:
             for other in self.players.connected():
-                other.send(chat)
+                other.offer(chat)
             return Ok(id=msg.id)
         table = self.tables.get(msg.table)
         if table is None:
@@ -213,7 +249,7 @@ class Lobby:
         if table.sits(player) is None and player not in table.spectators:
             return TableError("not_watching", "sit or watch at a table to chat there")
         for other, _ in table.audience():
-            other.send(chat)
+            other.offer(chat)
         return Ok(id=msg.id, table=msg.table)
 
     # ------------------------------------------------------------------ presence

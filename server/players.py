@@ -39,58 +39,145 @@ class Prepared:
 Outgoing = Message | Prepared
 
 
-class Outbox:
-    """A connection's bounded queue of outgoing messages.
+class OutputBudget:
+    """The bytes waiting to be written to every connection, and the bound on their sum.
 
-    :meth:`put` never blocks and never writes: the first message queued since the last
-    write hands the outbox to ``schedule`` (the hall's :class:`~.flusher.Flusher`), which
-    calls :meth:`flush` once per turn of the event loop, so the messages of one action
-    share one system call. A client that does not read fills its queue, and the next
-    message closes the connection through ``on_overflow`` (a slow consumer is dropped,
-    never waited on).
+    Each :class:`Outbox` adds what it queues and takes off what its socket took. When the
+    sum would pass ``limit`` the connection with the most bytes waiting is closed as a
+    slow consumer (its bytes are dropped), as many times as it takes: so the server's
+    memory for output is bounded whatever the clients do, and the clients that read are
+    the last to pay.
     """
 
-    __slots__ = ("_flush", "_on_overflow", "_schedule", "_size", "closed", "messages",
-                 "scheduled")
+    __slots__ = ("limit", "outboxes", "total")
 
-    def __init__(self, size: int, on_overflow: Callable[[], None],
-                 flush: Callable[[], None], schedule: Callable[[Outbox], None]) -> None:
-        self._size = size
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+        self.outboxes: set[Outbox] = set()  # those with bytes waiting
+
+    def shed(self, adding: int, outbox: Outbox) -> bool:
+        """Close the largest outboxes until ``adding`` more bytes fit (or none is left);
+        False if ``outbox``, the one adding them, was closed too."""
+        while self.total + adding > self.limit and self.outboxes:
+            max(self.outboxes, key=lambda o: o.pending).overflow()
+        return not outbox.closed
+
+
+class Outbox:
+    """A connection's queue of outgoing bytes, bounded in bytes.
+
+    :meth:`put` encodes a message at once (through ``encode``, the connection's own
+    protocol state) and never blocks or writes: the first message queued since the last
+    write hands the outbox to ``schedule`` (the hall's :class:`~.flusher.Flusher`), which
+    calls :meth:`flush` once per turn of the event loop, so the messages of one action
+    share one system call.
+
+    ``pending`` counts the bytes queued or taken but not yet on the wire. A message that
+    would take it past ``limit`` closes the connection through ``on_overflow`` (a slow
+    consumer is dropped, never waited on). :meth:`offer` is for what a lagging reader can
+    do without (lobby updates, chat): it is dropped, not queued, once more than ``lag``
+    bytes wait, so it never costs a connection its place.
+    """
+
+    __slots__ = ("_budget", "_encode", "_flush", "_lag", "_limit", "_on_overflow",
+                 "_schedule", "chunks", "closed", "dropped", "pending", "scheduled")
+
+    def __init__(self, limit: int, budget: OutputBudget, *,
+                 encode: Callable[[Outgoing], bytes], on_overflow: Callable[[], None],
+                 flush: Callable[[], None], schedule: Callable[[Outbox], None],
+                 lag: int | None = None) -> None:
+        self._limit = limit
+        self._lag = limit // 4 if lag is None else lag
+        self._budget = budget
+        self._encode = encode
         self._on_overflow = on_overflow
         self._flush = flush
         self._schedule = schedule
-        self.messages: list[Outgoing] = []
+        self.chunks: list[bytes] = []
+        self.pending = 0
+        self.dropped = 0  # messages offered and dropped (lagging)
         self.closed = False
         self.scheduled = False  # handed to the flusher, or waiting for the socket to drain
+
+    @property
+    def lagging(self) -> bool:
+        """More than ``lag`` bytes wait: offered messages are dropped."""
+        return self.pending > self._lag
 
     def put(self, message: Outgoing) -> bool:
         """Queue ``message``; False (and the connection is being closed) if it cannot."""
         if self.closed:
             return False
-        messages = self.messages
-        if len(messages) >= self._size:
-            self.closed = True
-            self._on_overflow()
+        data = self._encode(message)
+        if not data:
+            return True  # nothing of it may be sent now (the conversation is over)
+        size = len(data)
+        if self.pending + size > self._limit:
+            self.overflow()
             return False
-        messages.append(message)
+        budget = self._budget
+        if budget.total + size > budget.limit and not budget.shed(size, self):
+            return False
+        self._add(data, size)
+        return True
+
+    def offer(self, message: Outgoing) -> bool:
+        """Queue ``message`` unless this connection lags or the server's output is full;
+        True if queued."""
+        if self.closed or self.pending > self._lag \
+                or self._budget.total + self._lag > self._budget.limit:
+            self.dropped += 1
+            return False
+        data = self._encode(message)
+        if data:
+            self._add(data, len(data))
+        return True
+
+    def _add(self, data: bytes, size: int) -> None:
+        self.chunks.append(data)
+        if not self.pending:
+            self._budget.outboxes.add(self)
+        self.pending += size
+        self._budget.total += size
         if not self.scheduled:
             self.scheduled = True
             self._schedule(self)
-        return True
 
-    def take(self) -> list[Outgoing]:
-        """Every queued message, oldest first; the next :meth:`put` schedules again."""
-        messages, self.messages = self.messages, []
+    def take(self) -> bytes:
+        """The queued bytes, oldest first, in one string (still ``pending`` until
+        :meth:`written`); the next :meth:`put` schedules again."""
+        chunks, self.chunks = self.chunks, []
         self.scheduled = False
-        return messages
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def written(self, size: int) -> None:
+        """``size`` bytes went to the socket."""
+        self.pending -= size
+        self._budget.total -= size
+        if not self.pending:
+            self._budget.outboxes.discard(self)
 
     def flush(self) -> None:
-        """Write the queued messages as far as the socket takes them now (the flusher)."""
+        """Write the queued bytes as far as the socket takes them now (the flusher)."""
         self._flush()
 
     def close(self) -> None:
         """Accept no more messages (those queued are still written)."""
         self.closed = True
+
+    def release(self) -> None:
+        """Drop every byte still waiting (the connection is over) and accept no more."""
+        self.closed = True
+        self.chunks = []
+        self._budget.total -= self.pending
+        self.pending = 0
+        self._budget.outboxes.discard(self)
+
+    def overflow(self) -> None:
+        """Close the connection as a slow consumer; its waiting bytes are dropped."""
+        self.release()
+        self._on_overflow()
 
 
 class Player:
@@ -107,6 +194,8 @@ class Player:
         #: Its connection gets every table's updates (the lobby_updates request; each new
         #: connection starts with them on), else only those of self.tables.
         self.lobby_updates = True
+        #: Tables whose lobby updates this connection missed while it lagged (owed to it).
+        self.missed_updates: set[int] = set()
 
     @property
     def connected(self) -> bool:
@@ -115,6 +204,10 @@ class Player:
     def send(self, message: Outgoing) -> bool:
         """Queue a message if connected; False when it could not be queued."""
         return self.outbox.put(message) if self.outbox is not None else False
+
+    def offer(self, message: Outgoing) -> bool:
+        """Queue a message a lagging reader can do without (see :meth:`Outbox.offer`)."""
+        return self.outbox.offer(message) if self.outbox is not None else False
 
     def __repr__(self) -> str:
         return f"Player({self.id}, {self.name!r}, {self.kind})"

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.session")
 
 READ_SIZE = 65_536
+REPLY_BYTES_PER_TOKEN = 4_096
+"""A reply costs one more rate token for each whole 4 KiB of it (docs/protocol.md, 8)."""
 FEATURES = ("bots", "chat", "lobby_updates", "resume", "spectators", "turn_timers")
 """The optional abilities a welcome announces (docs/protocol.md, section 3)."""
 
@@ -128,7 +130,9 @@ class ServerSession:
         async with trio.open_nursery() as nursery:
             self._cancel = nursery.cancel_scope
             outbox = player.outbox = self._outbox = Outbox(
-                s.send_queue, self._overflow, self._flush, self.hall.flusher.schedule)
+                s.max_output_bytes, self.hall.output, encode=self._encode_one,
+                on_overflow=self._overflow, flush=self._flush,
+                schedule=self.hall.flusher.schedule)
             self.hall.welcomed(player)
             written = trio.Event()
             nursery.start_soon(self._writer, outbox, written)
@@ -205,11 +209,15 @@ class ServerSession:
     def _over_rate(self, request_id: int | str | None) -> ErrorMessage | None:
         """Take a token for a frame received; without one, the ``rate_limited`` refusal
         to answer it with (fatal once ``burst`` frames in a row were refused)."""
-        if self.bucket.take(trio.current_time()):
+        now = trio.current_time()
+        if self.bucket.take(now):
             return None
-        burst = self.bucket.refused_in_a_row >= self.bucket.burst
-        return ErrorMessage(code="rate_limited", fatal=burst,
-                            message="too many messages: this one was ignored", id=request_id)
+        if self.bucket.exhausted:
+            return fatal("rate_limited", f"{self.bucket.burst} frames in a row arrived "
+                                         "too fast and were refused")
+        wait = self.bucket.wait_ms(now)
+        return ErrorMessage(code="rate_limited", fatal=False, id=request_id, retry_ms=wait,
+                            message=f"too many messages: this one was ignored; wait {wait} ms")
 
     def _queue(self, message: Message) -> None:
         """Queue a message of the connection itself; a fatal one closes after it is sent."""
@@ -229,12 +237,7 @@ class ServerSession:
         outbox = self._outbox
         if outbox is None or self._unsent or self._lost or self._done:
             return
-        try:
-            data = self._encode(outbox.take())
-        except Exception:  # a bug: this connection ends, the others go on
-            log.exception("%s: failed to encode a message; closing", self.address)
-            self._lose()
-            return
+        data = outbox.take()
         if data:
             self._write_now(data)
 
@@ -243,7 +246,7 @@ class ServerSession:
         self._unsent = b""
         self._lost = True
         if self._outbox is not None:
-            self._outbox.close()  # the player is no longer connected; puts are refused
+            self._outbox.release()  # the player is no longer connected; puts are refused
         self._reading.cancel()
         self._wake_writer.set()
 
@@ -256,6 +259,8 @@ class ServerSession:
         except OSError:  # reset, broken pipe, closed: the connection is lost
             self._lose()
             return
+        if self._outbox is not None:
+            self._outbox.written(sent)
         if sent < len(data):
             self._unsent = memoryview(data)[sent:]
             self._wake_writer.set()
@@ -279,7 +284,7 @@ class ServerSession:
                 self._flush()  # what was queued while the socket was full
                 if self._unsent:
                     continue
-                if outbox.closed and not outbox.messages:
+                if outbox.closed and not outbox.chunks:
                     return
                 await self._wake_writer.wait()
                 self._wake_writer = trio.Event()
@@ -288,25 +293,29 @@ class ServerSession:
         finally:
             written.set()
 
-    def _encode(self, messages: list[Outgoing]) -> bytes:
+    def _encode_one(self, message: Outgoing) -> bytes:
+        """The bytes of ``message``, or b"" if it may not be sent now (the outbox's
+        encoder: messages are encoded in the order they are queued). A reply's size is
+        charged to the rate bucket: a big reply costs more than a small one."""
+        state = self.conn.state
+        if state is State.CLOSED:
+            return b""  # the conversation is over (bye, or a fatal error went out)
+        if isinstance(message, Prepared):
+            return message.data if state is State.READY else b""
+        if state is State.ERROR and not (isinstance(message, ErrorMessage) and message.fatal):
+            return b""  # after a fatal error from the peer only our closing error goes
+        try:
+            data = self.conn.send(message)
+        except LocalProtocolError:  # a bug: this message is not sent, the rest go on
+            log.exception("refused to send %r", message)
+            return b""
+        if len(data) >= REPLY_BYTES_PER_TOKEN and getattr(message, "id", None) is not None:
+            self.bucket.charge(len(data) // REPLY_BYTES_PER_TOKEN)
+        return data
+
+    def _encode(self, messages: list[Message]) -> bytes:
         """The bytes of ``messages`` that may still be sent, in one string."""
-        chunks = []
-        for message in messages:
-            state = self.conn.state
-            if state is State.CLOSED:
-                break  # the conversation is over (bye, or a fatal error went out)
-            if state is State.ERROR and not (isinstance(message, ErrorMessage)
-                                             and message.fatal):
-                continue  # after a fatal error from the peer only our closing error goes
-            if isinstance(message, Prepared):
-                if state is State.READY:
-                    chunks.append(message.data)
-                continue
-            try:
-                chunks.append(self.conn.send(message))
-            except LocalProtocolError:
-                log.exception("refused to send %r", message)
-        return b"".join(chunks)
+        return b"".join(self._encode_one(m) for m in messages)
 
     async def _send_now(self, message: Message) -> bool:
         """Write a message directly (before the writer runs, or a last fatal error); say
@@ -350,7 +359,7 @@ class ServerSession:
         if player is not None:
             self.hall.welcomed(player)  # (a welcome that never went out claims nothing)
         if self._outbox is not None:
-            self._outbox.close()  # only our own: a newer session may own player.outbox now
+            self._outbox.release()  # only our own: a newer session may own player.outbox now
         with trio.CancelScope(shield=True):
             if self._closing is not None and self._closing.code != "slow_consumer":
                 with trio.move_on_after(1):

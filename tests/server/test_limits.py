@@ -133,7 +133,7 @@ async def test_frames_refused_unread_count_against_the_rate_too(hall: Hall) -> N
     assert limited and limited[-1].fatal
 
 
-@pytest.mark.parametrize("settings", [with_settings(send_queue=8)])
+@pytest.mark.parametrize("settings", [with_settings(max_output_bytes=65_536)])
 async def test_a_client_that_does_not_read_is_dropped(hall: Hall, settings: Settings) -> None:
     assert hall.port
     raw = await RawClient.connect(hall.port)
@@ -168,7 +168,7 @@ async def test_a_client_that_reads_late_gets_every_reply_whole_and_in_order(
     async with open_session("127.0.0.1", hall.port, name="maker") as maker:
         for _ in range(40):  # (the tables stay while their creator is here)
             await maker.create_table("gin", 2, {"target_score": 50})
-        requests = 150  # each reply lists 40 tables: about a megabyte in all
+        requests = 60  # each reply lists 40 tables: about 400 KiB in all (within the bound)
         await raw.send_bytes(b"".join(raw.conn.send(ListTables(id=n))
                                       for n in range(requests)))
         await trio.sleep(0.5)  # not reading: the server's socket buffer fills, the rest waits
@@ -307,7 +307,7 @@ async def test_a_player_with_nothing_to_come_back_to_is_forgotten(hall: Hall) ->
         await raw.aclose()
 
 
-@pytest.mark.parametrize("settings", [with_settings(send_queue=8, update_interval=0.3)])
+@pytest.mark.parametrize("settings", [with_settings(max_output_bytes=65_536, update_interval=0.3)])
 async def test_a_lobby_round_takes_one_place_in_a_queue(hall: Hall, settings: Settings
                                                         ) -> None:
     """The lobby's updates of one round go out as one entry of each client's queue: a

@@ -181,6 +181,8 @@ async def test_a_reconnect_in_the_middle_of_a_hand(hall: Hall) -> None:
         await wait_for(lambda: ada.connected, timeout=10)
         assert ada.player_id == player  # resumed with the token: the same player
         await wait_for(lambda: state.view is not None and state.view.hand_no >= 1)
+        # (the table takes the new connection in just after the welcome: wait for it)
+        await wait_for(lambda: hall.lobby.tables[table].seats[0].info().connected)
         info = hall.lobby.tables[table].seats[0].info()
         assert info.player == player and info.connected
         assert ada.tables[table].view is not None

@@ -1,0 +1,238 @@
+"""Clients that misbehave as buggy bots do: they stop reading, send in bursts, ask for the
+largest reply again and again. Each costs only its own connection; a client within the
+documented limits is never closed."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+
+import pytest
+import trio
+import trio.testing
+from fast_settings import with_settings
+from players import RawClient, play_seat, wait_for
+
+from rummyhall.bots import SimpleBot
+from rummyhall.client import open_session
+from rummyhall.protocol import Error, ListTables, Ok, Ping, Pong, Say, Tables, TableUpdate
+from rummyhall.server import Hall, Settings
+from rummyhall.server.session import ServerSession
+
+SMALL = 4_096  # socket buffers small enough that our own queue must hold the rest
+
+
+async def stubborn(port: int, name: str) -> RawClient:
+    """A client with a tiny receive buffer that said hello (and will not read)."""
+    sock = trio.socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL)
+    await sock.connect(("127.0.0.1", port))
+    raw = RawClient(trio.SocketStream(sock))
+    await raw.hello(name)
+    return raw
+
+
+def session_of(hall: Hall, name: str) -> ServerSession:
+    (found,) = [s for s in hall.sessions if s.player is not None and s.player.name == name]
+    found.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL)
+    return found
+
+
+class Watch:
+    """Samples the server's output after every turn of the event loop."""
+
+    def __init__(self, hall: Hall) -> None:
+        self.hall = hall
+        self.peak_total = 0
+        self.peak_one = 0
+
+    async def run(self) -> None:
+        while True:
+            self.peak_total = max(self.peak_total, self.hall.output.total)
+            for session in self.hall.sessions:
+                if session._outbox is not None:
+                    self.peak_one = max(self.peak_one, session._outbox.pending)
+            await trio.sleep(0)
+
+
+@pytest.fixture
+async def watch(hall: Hall) -> AsyncIterator[Watch]:
+    watcher = Watch(hall)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watcher.run)
+        yield watcher
+        nursery.cancel_scope.cancel()
+
+
+FLOOD = with_settings(max_output_bytes=65_536, max_total_output_bytes=1_048_576,
+                      messages_per_second=100, burst=200, max_tables=256)
+
+
+@pytest.mark.parametrize("settings", [FLOOD])
+async def test_clients_that_ask_for_the_largest_reply_and_never_read(
+        hall: Hall, settings: Settings, watch: Watch) -> None:
+    """Sixteen non-readers ask for a full lobby's listing 200 times each, next to a game
+    in play: the server's queued bytes stay within both bounds, the game is played to
+    its end, and each non-reader alone is closed."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        for _ in range(200):  # (the tables stay while their creator is here)
+            await maker.create_table("basic", 6)
+        flooders = [await stubborn(hall.port, f"flood{n}") for n in range(16)]
+        for n in range(16):
+            session_of(hall, f"flood{n}")
+        async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+            table = await ada.create_table("gin", 2, {"target_score": 30})
+            await ada.add_bot(table, 1, "simple")
+            await ada.join(table, 0)
+            await ada.start(table)
+            async with trio.open_nursery() as nursery:
+                for raw in flooders:
+                    request = b"".join(raw.conn.send(ListTables(id=i)) for i in range(200))
+                    nursery.start_soon(raw.send_bytes, request)
+                with trio.fail_after(60):
+                    await play_seat(ada, table, SimpleBot())
+            await wait_for(lambda: not any(p.name.startswith("flood")
+                                           for p in hall.lobby.players.connected()),
+                           timeout=30)
+            await ada.ping()  # the others are fine
+            await maker.ping()
+    for raw in flooders:
+        await raw.aclose()
+    assert watch.peak_total <= settings.max_total_output_bytes
+    assert watch.peak_one <= settings.max_output_bytes
+    assert watch.peak_one > settings.max_output_bytes // 2  # (the flood did fill a queue)
+    assert hall.output.total == 0  # nothing is left behind
+
+
+CHAT = with_settings(max_output_bytes=65_536, messages_per_second=100, burst=200)
+
+
+@pytest.mark.parametrize("settings", [CHAT])
+async def test_a_chat_burst_within_the_limits_closes_nobody(hall: Hall,
+                                                             settings: Settings) -> None:
+    """Two clients send 130 long lines each at once (inside the burst of 200) while the
+    bystanders do not read: more than a bystander's bound of chat, so it is dropped for
+    them, and every sender and bystander stays connected."""
+    assert hall.port
+    bystanders = [await stubborn(hall.port, f"by{n}") for n in range(4)]
+    sessions = [session_of(hall, f"by{n}") for n in range(4)]
+    chatters = [await RawClient.connect(hall.port) for _ in range(2)]
+    for n, chatter in enumerate(chatters):
+        await chatter.hello(f"chatter{n}")
+    line = "x" * 400
+    for chatter in chatters:
+        await chatter.send_bytes(b"".join(chatter.conn.send(Say(text=line, id=i))
+                                          for i in range(130)))
+    for chatter in chatters:
+        oks = 0
+        while oks < 130:
+            message = await chatter.receive()
+            assert not isinstance(message, Error), message
+            oks += isinstance(message, Ok)
+    assert sum(s._outbox.dropped for s in sessions if s._outbox is not None) > 0
+    for raw in (*bystanders, *chatters):  # every one is still served
+        await raw.send(Ping(id="still"))
+        while not isinstance(message := await raw.receive(), Pong):
+            assert not isinstance(message, Error), message
+        await raw.aclose()
+
+
+@pytest.mark.parametrize("settings", [CHAT])
+async def test_pings_within_the_burst_read_back_late_are_all_answered(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """260 pings inside the documented rate (200 at once, 60 more 0.7 s later), whose
+    pongs are read only at the end: every one is answered, nothing is refused."""
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("pinger")
+    (session,) = hall.sessions
+    await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(200)))
+    for _ in range(100_000):  # (the clock stands still: a bounded wait for the server)
+        if session.bucket.wait_ms(trio.current_time()) > 0:
+            break  # all 200 taken
+        await trio.sleep(0)
+    else:
+        raise AssertionError("the server did not read the pings")
+    mock_clock.jump(0.7)
+    await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(200, 260)))
+    got = [await raw.receive() for _ in range(260)]
+    assert [m.id for m in got if isinstance(m, Pong)] == list(range(260))
+    await raw.aclose()
+
+
+async def test_the_tables_are_listed_a_page_at_a_time(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        made = [await maker.create_table("gin", 2) for _ in range(150)]
+        raw = await RawClient.connect(hall.port)
+        await raw.hello("reader")
+        pages: list[list[int]] = []
+        after = None
+        while True:
+            await raw.send(ListTables(id=len(pages), after=after))
+            while not isinstance(reply := await raw.receive(), Tables):
+                pass  # (lobby updates)
+            pages.append([t.table for t in reply.tables])
+            if not reply.more:
+                break
+            after = pages[-1][-1]
+        assert [len(p) for p in pages] == [64, 64, 22]
+        assert [n for p in pages for n in p] == made
+        await raw.aclose()
+        # the client library asks for every page
+        assert [t.table for t in await maker.list_tables()] == made
+        assert sorted(maker.lobby) == made
+
+
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=20)])
+async def test_a_big_reply_costs_more_of_the_rate_and_a_refusal_says_how_long_to_wait(
+        hall: Hall, settings: Settings) -> None:
+    """Each page of a full lobby costs a token per 4 KiB: far fewer pages than pings fit
+    in a burst; each request over the rate gets one rate_limited reply with the wait."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        for _ in range(64):
+            await maker.create_table("basic", 6, {"target_score": 100})
+        raw = await RawClient.connect(hall.port)
+        await raw.hello("asker")
+        await raw.send_bytes(b"".join(raw.conn.send(ListTables(id=i)) for i in range(10)))
+        replies: dict[int | str | None, object] = {}
+        while len(replies) < 10:
+            message = await raw.receive()
+            if isinstance(message, (Tables, Error)):
+                replies[message.id] = message
+        listed = [i for i, m in replies.items() if isinstance(m, Tables)]
+        refused = [m for m in replies.values() if isinstance(m, Error)]
+        assert 1 <= len(listed) < 10  # a ping costs 1: ten of them would all be answered
+        assert refused and all(m.code == "rate_limited" and not m.fatal and m.retry_ms
+                               and m.retry_ms > 0 for m in refused)
+        await raw.aclose()
+        # the client library waits as told and gets its listing
+        assert len(await maker.list_tables()) == 64
+
+
+@pytest.mark.parametrize("settings", [with_settings(max_output_bytes=65_536)])
+async def test_a_lagging_reader_misses_lobby_updates_then_gets_the_latest(
+        hall: Hall, settings: Settings) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        for _ in range(30):
+            await maker.create_table("basic", 6)
+        raw = await stubborn(hall.port, "laggard")
+        session = session_of(hall, "laggard")
+        # three pages of about 20 KiB: more than a quarter of its bound waits, not all of it
+        await raw.send_bytes(b"".join(raw.conn.send(ListTables(id=i)) for i in range(3)))
+        assert session._outbox is not None and session.player is not None
+        outbox, player = session._outbox, session.player
+        await wait_for(lambda: outbox.lagging)
+        new = [await maker.create_table("gin", 2) for _ in range(5)]
+        await wait_for(lambda: set(new) <= player.missed_updates)
+        assert not outbox.closed
+        seen: set[int] = set()
+        while not set(new) <= seen:  # reading again, it is told of each table it missed
+            message = await raw.receive()
+            if isinstance(message, TableUpdate):
+                seen.add(message.info.table)
+        assert not player.missed_updates
+        await raw.aclose()
