@@ -43,6 +43,8 @@ class Hall:
         self._by_player: dict[int, ServerSession] = {}
         self._welcoming: dict[str, Player] = {}  # names of players being welcomed
         self._per_address: Counter[str] = Counter()
+        self.refused: Counter[str] = Counter()  # connections refused at once, by code
+        self.closed: Counter[str] = Counter()  # sessions the server closed, by code
         self.port: int | None = None
         self.closing = False
         self._stop = trio.Event()
@@ -171,10 +173,11 @@ class Hall:
             handlers.start_soon(self._handle, stream)
 
     async def _watch_idle(self) -> None:
-        """Close the sessions whose clients have been silent for ``idle_seconds``
-        (checked every :data:`IDLE_CHECK` of that time: a session may live that much
-        longer), and now and then forget the players long gone."""
-        period = self.settings.idle_seconds * IDLE_CHECK
+        """Close the sessions whose clients have sent no whole frame for ``idle_seconds``
+        or left one unfinished for ``frame_seconds`` (checked every :data:`IDLE_CHECK` of
+        the shorter: a session may live that much longer), and now and then forget the
+        players long gone."""
+        period = min(self.settings.idle_seconds, self.settings.frame_seconds) * IDLE_CHECK
         swept = trio.current_time()
         while True:
             await trio.sleep(period)
@@ -205,7 +208,8 @@ class Hall:
         if refusal is not None:
             with trio.move_on_after(1):
                 await session._send_now(refusal)
-                await stream.aclose()
+            self.refused[refusal.code] += 1
+            await session.close_politely()  # (the refusal is read, not lost to a reset)
             return
         self.sessions.add(session)
         self._per_address[address] += 1

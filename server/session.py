@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.session")
 
 READ_SIZE = 65_536
+LINGER_SECONDS = 1.0  # a closing connection reads (and drops) what comes for this long
+LINGER_BYTES = 1_048_576  # or this much
 REPLY_BYTES_PER_TOKEN = 4_096
 """A reply costs one more rate token for each whole 4 KiB of it (docs/protocol.md, 8)."""
 FEATURES = ("bots", "chat", "lobby_updates", "resume", "spectators", "turn_timers")
@@ -71,7 +73,8 @@ class ServerSession:
         self._wake_writer = trio.Event()  # bytes wait for the socket, or the outbox closed
         self._lost = False  # the socket failed: nothing more is written
         self._done = False  # the session is ending: the flusher writes nothing more
-        self.heard_at = trio.current_time()  # when the client last sent something
+        self.heard_at = trio.current_time()  # when the client's last whole frame came
+        self.frame_started: float | None = None  # when the frame under way began to come
         self.address = address
         s = hall.settings
         self.conn = Connection(SERVER, max_frame=s.max_frame)
@@ -81,6 +84,7 @@ class ServerSession:
         self._greeting = trio.CancelScope()  # the wait for the hello: a polite close
         self._reading = trio.CancelScope()  # the reader only: a polite close
         self._closing: ErrorMessage | None = None
+        self.close_code: str | None = None  # why the server closed it (None: the client)
         self._outbox: Outbox | None = None
 
     @property
@@ -111,12 +115,12 @@ class ServerSession:
             if self._closing is not None:
                 return  # closed from outside (a shutdown): _finish sends why
             if self.conn.state.value in ("START", "GREETING"):
-                await self._send_now(fatal("handshake_timeout",
-                                           f"no hello within {s.handshake_seconds:g} s"))
+                await self._refuse(fatal("handshake_timeout",
+                                         f"no hello within {s.handshake_seconds:g} s"))
             return
         refusal = self.hall.check_name(hello)
         if refusal is not None:
-            await self._send_now(refusal)
+            await self._refuse(refusal)
             return
         player, token, resumed = self.hall.admit(hello, self)
         self.player = player
@@ -148,12 +152,18 @@ class ServerSession:
                 await written.wait()
             nursery.cancel_scope.cancel()
 
+    async def _refuse(self, message: ErrorMessage) -> None:
+        """Send the error that ends the handshake."""
+        if message.fatal:
+            self.close_code = message.code
+        await self._send_now(message)
+
     async def _read_hello(self) -> Hello | None:
         while True:
             try:
                 event = self.conn.next_event()
             except RemoteProtocolError as exc:
-                await self._send_now(error_message(exc))
+                await self._refuse(error_message(exc))
                 return None
             if isinstance(event, Hello):
                 return event
@@ -167,10 +177,12 @@ class ServerSession:
 
     async def _reader(self) -> None:
         assert self.player is not None
+        received_at = trio.current_time()
         while True:
             try:
                 event = self.conn.next_event()
             except RemoteProtocolError as exc:
+                self._frame_ended(received_at)
                 if exc.fatal:
                     self._queue(error_message(exc))
                     return
@@ -182,16 +194,20 @@ class ServerSession:
                     await self.hall.lobby.prompt_again(self.player)  # a fresh your_turn
                 continue
             if event is NEED_DATA:
-                # (no timeout here: the hall's watchdog closes a session idle too long)
+                if self.conn.buffered and self.frame_started is None:
+                    self.frame_started = received_at  # a frame has begun: it must end
+                # (no timeout here: the hall's watchdog closes a session idle too long, or
+                # one whose frame does not end)
                 try:
                     data = bytes(await self.stream.receive_some(READ_SIZE))
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     return  # the connection was reset: a lost connection
-                self.heard_at = trio.current_time()
+                received_at = trio.current_time()
                 self.conn.receive_data(data)
                 continue
             if event is CLOSED or event is PAUSED:
                 return
+            self._frame_ended(received_at)
             refusal = self._over_rate(getattr(event, "id", None))
             if refusal is not None:
                 self._queue(refusal)
@@ -205,6 +221,12 @@ class ServerSession:
                 return
             else:
                 await self.hall.lobby.handle(self.player, event)
+
+    def _frame_ended(self, received_at: float) -> None:
+        """A whole frame came in: the client is heard (the idle timeout counts frames,
+        not bytes), and no frame is under way until more bytes come."""
+        self.heard_at = received_at
+        self.frame_started = None
 
     def _over_rate(self, request_id: int | str | None) -> ErrorMessage | None:
         """Take a token for a frame received; without one, the ``rate_limited`` refusal
@@ -223,6 +245,7 @@ class ServerSession:
         """Queue a message of the connection itself; a fatal one closes after it is sent."""
         if isinstance(message, ErrorMessage) and message.fatal:
             self._closing = message
+            self.close_code = message.code
         elif self.player is not None:
             self.player.send(message)
 
@@ -335,27 +358,37 @@ class ServerSession:
     def _overflow(self) -> None:
         log.warning("%s: the client does not read; closing", self.address)
         self._closing = fatal("slow_consumer", "your client does not read fast enough")
+        self.close_code = "slow_consumer"
         if self._cancel is not None:
             self._cancel.cancel()
 
     def check_idle(self, now: float) -> None:
-        """Close the session if its client has been silent for the idle timeout (the
-        hall's watchdog calls this: one timer for every connection, not one per read)."""
-        idle = self.hall.settings.idle_seconds
-        if self.player is not None and self._closing is None and not self._done \
-                and now - self.heard_at >= idle:
-            self.close(fatal("idle_timeout", f"nothing received for {idle:g} s"))
+        """Close the session if its client has sent no whole frame for the idle timeout,
+        or has left a frame unfinished for ``frame_seconds`` (the hall's watchdog calls
+        this: one timer for every connection, not one per read)."""
+        if self.player is None or self._closing is not None or self._done:
+            return
+        s = self.hall.settings
+        if self.frame_started is not None and now - self.frame_started >= s.frame_seconds:
+            self.close(fatal("frame_timeout", f"a frame begun {now - self.frame_started:.0f} "
+                                              f"s ago has not ended (at most "
+                                              f"{s.frame_seconds:g} s)"))
+        elif now - self.heard_at >= s.idle_seconds:
+            self.close(fatal("idle_timeout", f"no message received for {s.idle_seconds:g} s"))
 
     def close(self, message: ErrorMessage) -> None:
         """Close this session from outside (shutdown, replaced by a resumed session): the
         queued messages and ``message`` are still sent."""
         self._closing = message
+        self.close_code = message.code
         self._greeting.cancel()
         self._reading.cancel()
 
     async def _finish(self) -> None:
         player = self.player
         self._done = True  # from here only the last message below is written
+        if self.close_code is not None:
+            self.hall.closed[self.close_code] += 1
         if player is not None:
             self.hall.welcomed(player)  # (a welcome that never went out claims nothing)
         if self._outbox is not None:
@@ -366,6 +399,26 @@ class ServerSession:
                     await self._send_now(self._closing)
             if player is not None and self.hall.release(player, self):
                 await self.hall.lobby.disconnected(player)
-            with trio.move_on_after(1):
-                await self.stream.aclose()
+            await self.close_politely()
+
+    async def close_politely(self) -> None:
+        """Close so that the client can read what we sent before: our side is shut for
+        writing first, then what the client still sends is read and dropped (for at most
+        :data:`LINGER_SECONDS` and :data:`LINGER_BYTES`). Closing a socket with bytes
+        unread makes the kernel answer with a reset, which can destroy the last error
+        on its way to the client."""
+        with trio.move_on_after(LINGER_SECONDS):
+            try:
+                if not self._lost:
+                    await self.stream.send_eof()
+                dropped = 0
+                while dropped < LINGER_BYTES:
+                    data = await self.stream.receive_some(READ_SIZE)
+                    if not data:
+                        break  # the client closed too
+                    dropped += len(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                pass
+        with trio.move_on_after(1):
+            await self.stream.aclose()
 

@@ -5,8 +5,10 @@ documented limits is never closed."""
 from __future__ import annotations
 
 import socket
+import struct
 from collections.abc import AsyncIterator
 
+import msgpack
 import pytest
 import trio
 import trio.testing
@@ -15,7 +17,7 @@ from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import open_session
-from rummyhall.protocol import Error, ListTables, Ok, Ping, Pong, Say, Tables, TableUpdate
+from rummyhall.protocol import Error, Hello, ListTables, Ok, Ping, Pong, Say, Tables, TableUpdate
 from rummyhall.server import Hall, Settings
 from rummyhall.server.session import ServerSession
 
@@ -101,7 +103,8 @@ async def test_clients_that_ask_for_the_largest_reply_and_never_read(
         await raw.aclose()
     assert watch.peak_total <= settings.max_total_output_bytes
     assert watch.peak_one <= settings.max_output_bytes
-    assert watch.peak_one > settings.max_output_bytes // 2  # (the flood did fill a queue)
+    assert hall.closed["slow_consumer"] >= 1  # (the flood did fill queues)
+    assert hall.closed["slow_consumer"] + hall.closed["rate_limited"] == 16
     assert hall.output.total == 0  # nothing is left behind
 
 
@@ -236,3 +239,51 @@ async def test_a_lagging_reader_misses_lobby_updates_then_gets_the_latest(
                 seen.add(message.info.table)
         assert not player.missed_updates
         await raw.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(idle_seconds=60, frame_seconds=5)])
+async def test_a_frame_trickled_a_byte_at_a_time_is_closed(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """Bytes are not frames: a client that trickles one frame a byte a second keeps
+    nothing alive; it is closed with frame_timeout once the frame is 5 s old, long
+    before the idle timeout. A client sending whole frames at that pace is fine."""
+    assert hall.port
+    trickler = await RawClient.connect(hall.port)
+    await trickler.hello("trickler")
+    steady = await RawClient.connect(hall.port)
+    await steady.hello("steady")
+    frame = trickler.conn.send(Say(text="x" * 50))
+    for second in range(20):
+        if any(s.player and s.player.name == "trickler" for s in hall.sessions):
+            await trickler.send_bytes(frame[second:second + 1])
+        await steady.send(Ping(id=second))
+        mock_clock.jump(1)
+        await trio.testing.wait_all_tasks_blocked()
+    assert trio.current_time() < settings.idle_seconds
+    assert not any(s.player and s.player.name == "trickler" for s in hall.sessions)
+    got = await trickler.receive_until_closed()
+    assert [(m.code, m.fatal) for m in got if isinstance(m, Error)] == [("frame_timeout", True)]
+    assert [m.id for m in [await steady.receive() for _ in range(20)]
+            if isinstance(m, Pong)] == list(range(20))
+    await steady.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(max_per_address=1)])
+async def test_a_refusal_at_connect_is_read_not_lost_to_a_reset(
+        hall: Hall, settings: Settings) -> None:
+    """Over a limit, a client that has already sent its hello still reads the refusal:
+    the server shuts its side for writing and reads what is left before it closes."""
+    assert hall.port
+    first = await RawClient.connect(hall.port)
+    await first.hello("first")
+    for n in range(20):
+        raw = await RawClient.connect(hall.port)
+        hello = raw.conn.send(Hello(versions=(1,), name=f"late{n}", kind="person"))
+        ping = msgpack.packb({"type": "ping"})
+        await raw.send_bytes(hello + (struct.pack(">I", len(ping)) + ping) * 100)  # unread
+        # read only once the server is done with us (a reset would be here by then)
+        await wait_for(lambda n=n: hall.refused["too_many_connections"] > n)  # type: ignore[misc]
+        got = await raw.receive_until_closed()
+        assert [(m.code, m.fatal) for m in got if isinstance(m, Error)] == [
+            ("too_many_connections", True)]
+    await first.aclose()
