@@ -72,6 +72,13 @@ class Settings:
                                                  "together; past it the client with the "
                                                  "most waiting is closed", low=1_048_576,
                                      high=17_179_869_184)
+    player_expiry_seconds: float = _s(3600.0, "a player gone this long that holds nothing "
+                                              "here (no seat, no table) is forgotten: its "
+                                              "token and name are free", low=1,
+                                      high=31_536_000)
+    max_players: int = _s(20_000, "players remembered at once; past it the longest gone of "
+                                  "those that hold nothing are forgotten first",
+                          low=100, high=10_000_000)
     frame_seconds: float = _s(10.0, "time a frame that has begun to arrive has to end",
                               low=0.1, high=3600)
     send_timeout: float = _s(10.0, "seconds one write may take before the client is closed",

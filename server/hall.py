@@ -41,7 +41,6 @@ class Hall:
         self.output = OutputBudget(settings.max_total_output_bytes)
         self.sessions: set[ServerSession] = set()
         self._by_player: dict[int, ServerSession] = {}
-        self._welcoming: dict[str, Player] = {}  # names of players being welcomed
         self._per_address: Counter[str] = Counter()
         self.refused: Counter[str] = Counter()  # connections refused at once, by code
         self.closed: Counter[str] = Counter()  # sessions the server closed, by code
@@ -53,45 +52,54 @@ class Hall:
     # ------------------------------------------------------------------ admission
 
     def check_name(self, hello: Hello) -> ErrorMessage | None:
-        """The fatal error for a hello whose name is taken, or None."""
-        resumed = self.lobby.players.by_token(hello.token) if hello.token else None
-        claimant = self._welcoming.get(hello.name.casefold())
-        if self.lobby.players.name_in_use(hello.name, besides=resumed) or (
-                claimant is not None and claimant is not resumed):
+        """The fatal error for a hello whose name is taken, or None.
+
+        A name belongs to whoever presents its holder's token. Anybody else may take it
+        only while its holder holds nothing: no connection (or welcome under way), no
+        seat at an unfinished table (one left included), no table of its own. A token's
+        own player always gets its name back (:meth:`admit` takes it from whoever had it).
+        """
+        players = self.lobby.players
+        resumed = players.by_token(hello.token) if hello.token else None
+        holder = players.holder(hello.name)
+        if holder is None or holder is resumed:
+            return None
+        if resumed is not None and resumed.name.casefold() == hello.name.casefold():
+            return None  # its own name, taken while it was away: it wins
+        if holder.id in self._by_player or self.lobby.holds_seat_or_table(holder):
             return fatal("name_taken", f"the name {hello.name!r} is in use")
         return None
-
-    def welcomed(self, player: Player) -> None:
-        """``player``'s session is connected (or gave up): its name needs no claim now."""
-        folded = player.name.casefold()
-        if self._welcoming.get(folded) is player:
-            del self._welcoming[folded]
 
     def admit(self, hello: Hello, session: ServerSession) -> tuple[Player, str, bool]:
         """The player of a new session, its token and whether it was resumed with that
         token (else it is new, with a fresh one).
 
-        An older session of the same player is closed with ``session_replaced``.
+        An older session of the same player is closed with ``session_replaced``; one of
+        another player that held the name meanwhile with ``name_taken``.
         """
         players = self.lobby.players
         token = hello.token
         player = players.by_token(token) if token else None
         resumed = player is not None
         if player is None or token is None:
+            if len(players) >= self.settings.max_players:
+                self.lobby.forget_stale(trio.current_time(), make_room=True)
             player, token = players.new(hello.name, hello.kind)
         else:
-            players.rename(player, hello.name)
             player.kind = hello.kind  # (the kind is the connection's: what it says now)
             old = self._by_player.get(player.id)
             if old is not None and old is not session:
                 old.close(fatal("session_replaced", "you connected again elsewhere"))
-        self._by_player[player.id] = session
+        before = players.claim(player, hello.name)
+        if before is not None:
+            squatter = self._by_player.get(before.id)
+            if squatter is not None:
+                squatter.close(fatal("name_taken", f"the name {hello.name!r} is back with "
+                                                   "its owner's token"))
+        self._by_player[player.id] = session  # (from here the name counts as in use)
         player.gone_since = None
         player.lobby_updates = True  # a setting of the connection, not of the player
         player.missed_updates.clear()
-        # until its welcome is out and its outbox open (it counts as connected then), the
-        # name is claimed: a hello of the same name arriving meanwhile is refused
-        self._welcoming[player.name.casefold()] = player
         log.info("%s: %s %r (%s) player %s", session.address,
                  "resumed" if resumed else "hello", hello.name, hello.kind, player.id)
         return player, token, resumed
@@ -184,7 +192,8 @@ class Hall:
             now = trio.current_time()
             for session in list(self.sessions):
                 session.check_idle(now)
-            if now - swept >= FORGET_EVERY:  # (the same watchdog keeps the registry small)
+            if now - swept >= min(FORGET_EVERY, self.settings.player_expiry_seconds / 10):
+                # (the same watchdog keeps the registry small)
                 swept = now
                 self.lobby.forget_stale(now)
 

@@ -50,7 +50,6 @@ log = logging.getLogger("rummyhall.lobby")
 
 REPLY_WAIT = 30.0  # seconds a session waits for a table to handle its request, at most
 UPDATE_CHUNK = 32  # clients told of lobby changes between two turns of the tables
-TOKEN_SECONDS = 24 * 3600  # a player gone this long with nothing left here is forgotten
 
 
 class Lobby:
@@ -271,18 +270,32 @@ class Lobby:
             if table.creator is player:
                 self._table_changed(table)  # a waiting table of an absent creator may go
 
-    def forget_stale(self, now: float) -> int:
-        """Forget the players gone for longer than a token must last (docs/protocol.md,
-        section 4: 24 hours) who have nothing left here: no seat, not even one they left,
-        no table of their own, nothing they watch. The number forgotten."""
+    def holds_seat_or_table(self, player: Player) -> bool:
+        """True if ``player`` has a seat at an unfinished table (one it left included),
+        a table it created, or a table it watches: what keeps its record and its name."""
+        if player.tables:
+            return True
+        return any(t.creator is player or (t.state != "finished" and t.seat_of(player))
+                   for t in self.tables.values())
+
+    def forget_stale(self, now: float, *, make_room: bool = False) -> int:
+        """Forget the players who hold nothing here (not connected, no seat, no table of
+        their own, nothing they watch) and left more than ``player_expiry_seconds`` ago;
+        with ``make_room``, also the longest gone of them until the registry is a tenth
+        under ``max_players``. The number forgotten."""
+        s = self.settings
         kept = {id(t.creator) for t in self.tables.values()}
         for table in self.tables.values():
-            kept.update(id(s.player) for s in table.seats if s.player is not None)
+            kept.update(id(seat.player) for seat in table.seats if seat.player is not None)
             kept.update(id(p) for p in table.spectators)
-        stale = [p for p in self.players.gone_before(now - TOKEN_SECONDS)
-                 if id(p) not in kept and not p.tables]
+        idle = [p for p in self.players.gone() if id(p) not in kept and not p.tables]
+        over = len(self.players) - s.max_players * 9 // 10 if make_room else 0
+        stale = [p for n, p in enumerate(idle)
+                 if n < over or (p.gone_since or 0.0) <= now - s.player_expiry_seconds]
         for player in stale:
             self.players.forget(player)
+        if stale:
+            log.info("forgot %d players who hold nothing here", len(stale))
         return len(stale)
 
     async def prompt_again(self, player: Player) -> None:

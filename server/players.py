@@ -214,16 +214,21 @@ class Player:
 
 
 class PlayerRegistry:
-    """Every player this server knows, by id, by token and by name."""
+    """Every player this server knows, by id, by token (its digest) and by name.
+
+    A name belongs to one player at a time, its *holder*: found in O(1), case-folded. Who
+    may take a name from its holder is the hall's rule (docs/protocol.md, section 4).
+    """
 
     def __init__(self) -> None:
         self._by_id: dict[int, Player] = {}
         self._by_token: dict[str, Player] = {}
-        self._by_name: dict[str, list[Player]] = {}  # casefolded name -> its players
+        self._holders: dict[str, Player] = {}  # casefolded name -> the player holding it
         self._next_id = 1
 
     def new(self, name: str, kind: str) -> tuple[Player, str]:
-        """A new player and its fresh secret token (128 random bits), which is not kept."""
+        """A new player holding ``name``, and its fresh secret token (128 random bits),
+        which is not kept."""
         token = new_token()
         player = Player(self._next_id, name, kind, digest(token))
         self._next_id += 1
@@ -240,21 +245,26 @@ class PlayerRegistry:
     def _add(self, player: Player) -> None:
         self._by_id[player.id] = player
         self._by_token[player.token_digest] = player
-        self._by_name.setdefault(player.name.casefold(), []).append(player)
+        self._holders.setdefault(player.name.casefold(), player)
 
-    def rename(self, player: Player, name: str) -> None:
-        """A resumed player's name is the one of its new hello."""
+    def holder(self, name: str) -> Player | None:
+        """The player that holds ``name`` (any case), or None."""
+        return self._holders.get(name.casefold())
+
+    def claim(self, player: Player, name: str) -> Player | None:
+        """``player`` holds ``name`` from now on (and no longer its old one); the player
+        that held it before, if another."""
         self._unname(player)
         player.name = name
-        self._by_name.setdefault(name.casefold(), []).append(player)
+        folded = name.casefold()
+        before = self._holders.get(folded)
+        self._holders[folded] = player
+        return before if before is not player else None
 
     def _unname(self, player: Player) -> None:
         folded = player.name.casefold()
-        named = self._by_name.get(folded, [])
-        if player in named:
-            named.remove(player)
-        if not named:
-            self._by_name.pop(folded, None)
+        if self._holders.get(folded) is player:
+            del self._holders[folded]
 
     def by_token(self, token: str) -> Player | None:
         """The player whose token this is, or None."""
@@ -268,14 +278,9 @@ class PlayerRegistry:
     def get(self, player_id: int) -> Player | None:
         return self._by_id.get(player_id)
 
-    def name_in_use(self, name: str, *, besides: Player | None = None) -> bool:
-        """True if a connected player other than ``besides`` has this name (any case)."""
-        return any(p.connected and p is not besides
-                   for p in self._by_name.get(name.casefold(), ()))
-
     def forget(self, player: Player) -> None:
         """Drop a player who is gone and has nothing to come back to (the lobby decides):
-        its token no longer resumes anything."""
+        its token no longer resumes anything, its name is free."""
         self._by_id.pop(player.id, None)
         self._by_token.pop(player.token_digest, None)
         self._unname(player)
@@ -283,10 +288,11 @@ class PlayerRegistry:
     def connected(self) -> Iterator[Player]:
         return (p for p in self._by_id.values() if p.connected)
 
-    def gone_before(self, when: float) -> list[Player]:
-        """The players not connected whose last connection ended before ``when``."""
-        return [p for p in self._by_id.values() if not p.connected
-                and p.gone_since is not None and p.gone_since < when]
+    def gone(self) -> list[Player]:
+        """The players not connected, those gone longest first."""
+        away = [p for p in self._by_id.values() if not p.connected and p.gone_since is not None]
+        away.sort(key=lambda p: p.gone_since or 0.0)
+        return away
 
     def __len__(self) -> int:
         return len(self._by_id)

@@ -137,7 +137,6 @@ class ServerSession:
                 s.max_output_bytes, self.hall.output, encode=self._encode_one,
                 on_overflow=self._overflow, flush=self._flush,
                 schedule=self.hall.flusher.schedule)
-            self.hall.welcomed(player)
             written = trio.Event()
             nursery.start_soon(self._writer, outbox, written)
             await self.hall.lobby.connected(player)
@@ -389,8 +388,6 @@ class ServerSession:
         self._done = True  # from here only the last message below is written
         if self.close_code is not None:
             self.hall.closed[self.close_code] += 1
-        if player is not None:
-            self.hall.welcomed(player)  # (a welcome that never went out claims nothing)
         if self._outbox is not None:
             self._outbox.release()  # only our own: a newer session may own player.outbox now
         with trio.CancelScope(shield=True):

@@ -1,0 +1,105 @@
+"""Names belong to tokens: a name is reserved for whoever holds its player's token."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+from fast_settings import with_settings
+from players import RawClient, wait_for
+
+from rummyhall.protocol import CreateTable, Error, Hello, Join, Ok, Welcome
+from rummyhall.server import Hall, Settings
+
+
+async def welcome_of(port: int, name: str, token: str | None = None) -> tuple[RawClient, object]:
+    raw = await RawClient.connect(port)
+    await raw.send(Hello(versions=(1,), name=name, kind="person", token=token))
+    return raw, await raw.receive()
+
+
+async def seated(port: int, name: str) -> tuple[RawClient, str, int]:
+    """A client that said hello, made a table and sat at it; its token and the table."""
+    raw, welcome = await welcome_of(port, name)
+    assert isinstance(welcome, Welcome)
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    created = await raw.receive()
+    assert isinstance(created, Ok) and created.table is not None
+    await raw.send(Join(table=created.table, seat=0, id=2))
+    while not isinstance(await raw.receive(), Ok):
+        pass
+    return raw, welcome.session.token, created.table
+
+
+def fatal_code(message: object) -> str | None:
+    return message.code if isinstance(message, Error) and message.fatal else None
+
+
+async def test_a_name_whose_seat_is_held_is_refused_to_anybody_without_its_token(
+        hall: Hall) -> None:
+    assert hall.port
+    ada, token, table = await seated(hall.port, "ada")
+    player = hall.lobby.players.holder("ada")
+    await ada.aclose()  # her seat waits for her (the grace period)
+    await wait_for(lambda: player is not None and not player.connected)
+    for name, wrong in (("ada", None), ("ADA", None), ("ada", "ab" * 16)):
+        squatter, answer = await welcome_of(hall.port, name, wrong)
+        assert fatal_code(answer) == "name_taken", (name, wrong)
+        await squatter.aclose()
+    back, welcome = await welcome_of(hall.port, "ada", token)
+    assert isinstance(welcome, Welcome) and welcome.session.resumed
+    assert hall.lobby.tables[table].seats[0].player is player
+    await back.aclose()
+
+
+async def test_the_token_holder_wins_its_name_back_from_whoever_took_it(hall: Hall) -> None:
+    """A player who holds nothing leaves its name free for a while; when it comes back
+    with its token, it gets its name, and whoever took the name meanwhile is closed."""
+    assert hall.port
+    ada, welcome = await welcome_of(hall.port, "ada")
+    assert isinstance(welcome, Welcome)
+    await ada.aclose()
+    await wait_for(lambda: not any(p.name == "ada" for p in hall.lobby.players.connected()))
+    squatter, taken = await welcome_of(hall.port, "ada")
+    assert isinstance(taken, Welcome) and not taken.session.resumed
+    back, again = await welcome_of(hall.port, "ada", welcome.session.token)
+    assert isinstance(again, Welcome) and again.session.resumed
+    assert again.session.player == welcome.session.player
+    assert [fatal_code(m) for m in await squatter.receive_until_closed()] == ["name_taken"]
+    holder = hall.lobby.players.holder("ada")
+    assert holder is not None and holder.id == welcome.session.player
+    await back.aclose()
+
+
+async def test_a_wrong_token_resumes_nobody(hall: Hall) -> None:
+    assert hall.port
+    ada, welcome = await welcome_of(hall.port, "ada")
+    assert isinstance(welcome, Welcome)
+    token = welcome.session.token
+    near = token[:-1] + ("0" if token[-1] != "0" else "1")  # one digit off
+    other, answer = await welcome_of(hall.port, "bob", near)
+    assert isinstance(answer, Welcome) and not answer.session.resumed
+    assert answer.session.player != welcome.session.player
+    await other.aclose()
+    await ada.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(max_players=100)])
+async def test_records_of_players_who_hold_nothing_are_bounded(hall: Hall,
+                                                               settings: Settings) -> None:
+    """Every hello makes a record; the records of players who hold nothing are forgotten,
+    the longest gone first, once the registry reaches max_players; a seated one stays."""
+    assert hall.port
+    sitter, token, _ = await seated(hall.port, "sitter")
+    await sitter.aclose()
+    for n in range(250):
+        raw, welcome = await welcome_of(hall.port, f"passer{n}")
+        assert isinstance(welcome, Welcome)
+        await raw.aclose()
+        assert len(hall.lobby.players) <= settings.max_players
+    await trio.sleep(0)
+    assert len(hall.lobby.players) <= settings.max_players
+    assert hall.lobby.players.holder("passer0") is None  # the oldest went first
+    assert hall.lobby.players.by_token(token) is not None  # the seated one is kept
+    back, welcome = await welcome_of(hall.port, "sitter", token)
+    assert isinstance(welcome, Welcome) and welcome.session.resumed
+    await back.aclose()
