@@ -10,10 +10,19 @@ A beacon is one msgpack map, not framed (a datagram has its own length)::
 
 A listener takes the server's address from the datagram's source unless ``host`` is
 given. Anything that is not a valid beacon is ignored (``decode_beacon`` returns None).
+Anybody on the LAN can send a beacon, so a decoded name is made safe to print: control,
+escape and other invisible characters become U+FFFD, so that no beacon can move a
+terminal's cursor or hide itself behind another server's name::
+
+    >>> decode_beacon(encode_beacon(Beacon(name="\x1b[2JEvil\u202e", port=1, tables=0,
+    ...                                    players=0))).name
+    '\ufffd[2JEvil\ufffd'
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 
 import msgpack
@@ -21,6 +30,17 @@ import msgpack
 from .limits import PROTOCOL, VERSION
 
 MAX_BEACON = 1024
+MAX_BEACON_NAME = 64
+MAX_COUNT = 1_000_000  # tables and players beyond this are not a real server's
+_HOST = re.compile(r"[A-Za-z0-9.:-]{1,253}")  # an IPv4/IPv6 literal or a host name
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on or not show (controls,
+    escapes, format characters such as bidirectional overrides, unassigned and private
+    code points, line and paragraph separators) replaced by U+FFFD."""
+    return "".join("\ufffd" if unicodedata.category(c)[0] in "CZ" and c != " " else c
+                   for c in text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +84,9 @@ def decode_beacon(data: bytes) -> Beacon | None:
     if not isinstance(name, str) or type(port) is not int or type(version) is not int \
             or type(tables) is not int or type(players) is not int:
         return None
-    if not 0 < port < 65_536 or (host is not None and not isinstance(host, str)):
+    if not 0 < port < 65_536 or not 0 <= tables <= MAX_COUNT or not 0 <= players <= MAX_COUNT:
         return None
-    return Beacon(name=name[:64], port=port, tables=tables, players=players, version=version,
-                  host=host)
+    if host is not None and not (isinstance(host, str) and _HOST.fullmatch(host)):
+        return None
+    return Beacon(name=printable(name[:MAX_BEACON_NAME]), port=port, tables=tables,
+                  players=players, version=version, host=host)

@@ -9,7 +9,7 @@ import pytest
 import trio
 from fast_settings import with_settings
 
-from rummyhall.client.discovery import discover
+from rummyhall.client.discovery import Heard, discover
 from rummyhall.protocol.beacon import Beacon, decode_beacon, encode_beacon
 from rummyhall.server import Hall
 
@@ -47,3 +47,36 @@ def test_the_documented_beacon_example_decodes() -> None:
     hex_text = section.split("```\n")[1].strip()
     beacon = decode_beacon(bytes.fromhex(hex_text))
     assert beacon == Beacon(name="Club night", port=7654, tables=3, players=7)
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("\x1b[31mRed\x1b[0m", "\ufffd[31mRed\ufffd[0m"),  # terminal escapes
+    ("Hall\r\nFake line", "Hall\ufffd\ufffdFake line"),
+    ("\u202eevil", "\ufffdevil"),  # a bidirectional override
+    ("Zero\u200bwidth\u2028", "Zero\ufffdwidth\ufffd"),
+    ("Café Ünïcode 🃏", "Café Ünïcode 🃏"),  # what is printable stays
+])
+def test_a_beacon_name_is_shown_with_control_and_escape_characters_replaced(
+        name: str, shown: str) -> None:
+    beacon = decode_beacon(encode_beacon(Beacon(name, 7654, 1, 2)))
+    assert beacon is not None and beacon.name == shown
+
+
+@pytest.mark.parametrize("beacon", [
+    Beacon("x", 7654, -1, 0), Beacon("x", 7654, 0, 10**9), Beacon("x", 7654, 0, 0,
+                                                                  host="evil host\n"),
+])
+def test_a_beacon_with_impossible_fields_is_ignored(beacon: Beacon) -> None:
+    assert decode_beacon(encode_beacon(beacon)) is None
+
+
+def test_discovery_keeps_a_bounded_number_of_servers_for_a_bounded_time() -> None:
+    heard = Heard(most=64, keep=30)
+    for n in range(1000):  # a flood of forged beacons, each a different "server"
+        heard.heard(Beacon(f"fake{n}", 1000 + n, 0, 0), "10.0.0.9", now=n / 100)
+    servers = heard.servers(now=10)
+    assert len(servers) == 64
+    assert {s.name for s in servers} == {f"fake{n}" for n in range(936, 1000)}
+    heard.heard(Beacon("real", 7654, 3, 5), "10.0.0.2", now=25)
+    assert [s.name for s in heard.servers(now=45)] == ["real"]  # the rest are stale
+    assert heard.servers(now=56) == []
