@@ -48,13 +48,18 @@ _CONNECTION = _codes(
     ("unsupported_protocol", True, "the hello names another protocol than rummyhall"),
     ("unsupported_version", True, "the client and the server share no protocol version"),
     ("bad_name", True, "the name in the hello breaks the name rules"),
-    ("name_taken", True, "another connected player already uses this name"),
+    ("name_taken", True, "the name belongs to another player: connected, or holding a "
+                         "seat or a table (section 4); or, sent to a connection that took "
+                         "a free name, its owner came back with its token"),
     ("handshake_timeout", True, "no hello arrived within handshake_seconds"),
-    ("idle_timeout", True, "nothing arrived from the client within idle_seconds"),
-    ("rate_limited", False, "the frame arrived with the rate bucket empty and was ignored "
-                            "(fatal once burst frames in a row were refused)"),
-    ("slow_consumer", True, "the client does not read fast enough: its outgoing queue is "
-                            "full (the connection closes; the error is not sent)"),
+    ("idle_timeout", True, "no whole frame arrived from the client within idle_seconds"),
+    ("frame_timeout", True, "a frame began to arrive and did not end within frame_seconds"),
+    ("rate_limited", False, "the frame arrived with the rate bucket empty and was ignored; "
+                            "retry_ms says when the server takes frames again (fatal once "
+                            "burst frames in a row were refused)"),
+    ("slow_consumer", True, "the client does not read fast enough: more bytes wait for it "
+                            "than the server holds for one connection (the connection "
+                            "closes; the error is not sent)"),
     ("session_replaced", True, "the same player connected again with its token; this older "
                                "connection is closed"),
     ("server_full", True, "the server has max_connections connections already"),

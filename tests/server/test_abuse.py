@@ -287,3 +287,49 @@ async def test_a_refusal_at_connect_is_read_not_lost_to_a_reset(
         assert [(m.code, m.fatal) for m in got if isinstance(m, Error)] == [
             ("too_many_connections", True)]
     await first.aclose()
+
+
+def padded_ping(size: int) -> bytes:
+    """A ping frame whose body is exactly ``size`` bytes (an unknown field pads it)."""
+    pad = 0
+    while True:
+        body: bytes = msgpack.packb({"type": "ping", "id": 1, "pad": "x" * pad})
+        if len(body) >= size:
+            assert len(body) == size, (len(body), size)
+            return struct.pack(">I", size) + body
+        pad += 1
+
+
+@pytest.mark.parametrize("settings", [with_settings(max_frame=8_192)])
+@pytest.mark.parametrize("stage", ["before the hello", "after the welcome"])
+async def test_the_frame_size_is_checked_on_every_read_path(hall: Hall, settings: Settings,
+                                                            stage: str) -> None:
+    """Before the welcome a frame may be 65536 bytes (the protocol's default); after it,
+    what the welcome announced. Exactly the limit is read; one byte more is refused
+    from the length prefix alone (the body is never sent here)."""
+    assert hall.port
+    limit = 65_536 if stage == "before the hello" else settings.max_frame
+    ok = await RawClient.connect(hall.port)
+    refused = await RawClient.connect(hall.port)
+    if stage == "after the welcome":
+        await ok.hello("ok")
+        await refused.hello("refused")
+        await ok.send_bytes(padded_ping(limit))
+        assert isinstance(await ok.receive(), Pong)
+    else:
+        hello = msgpack.packb({"type": "hello", "protocol": "rummyhall", "versions": [1],
+                               "name": "ok", "kind": "bot", "pad": ""})
+        hello = msgpack.packb({"type": "hello", "protocol": "rummyhall", "versions": [1],
+                               "name": "ok", "kind": "bot",
+                               "pad": "x" * (limit - len(hello) - 2)})
+        assert len(hello) == limit
+        await ok.send_bytes(struct.pack(">I", limit) + hello)
+        data = b""
+        while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
+            data += await ok.stream.receive_some(65_536)
+        assert msgpack.unpackb(data[4:4 + struct.unpack(">I", data[:4])[0]])["type"] \
+            == "welcome"
+    await refused.send_bytes(struct.pack(">I", limit + 1))
+    assert [(m.code, m.fatal) for m in await refused.receive_until_closed()
+            if isinstance(m, Error)] == [("frame_too_large", True)]
+    await ok.aclose()
