@@ -329,8 +329,14 @@ class ServerSession:
         try:
             data = self.conn.send(message)
         except LocalProtocolError:  # a bug: this message is not sent, the rest go on
-            log.exception("refused to send %r", message)
-            return b""
+            log.exception("refused to send a %s", message.type)
+            request_id = getattr(message, "id", None)
+            if request_id is None or isinstance(message, ErrorMessage):
+                return b""
+            # a reply that cannot go still answers its request, as the protocol promises
+            return self._encode_one(ErrorMessage(
+                code="internal_error", fatal=False, id=request_id,
+                message=f"the server could not send its {message.type} reply"))
         if len(data) >= REPLY_BYTES_PER_TOKEN and getattr(message, "id", None) is not None:
             self.bucket.charge(len(data) // REPLY_BYTES_PER_TOKEN)
         return data

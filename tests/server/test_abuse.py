@@ -4,6 +4,7 @@ documented limits is never closed."""
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 import struct
 from collections.abc import AsyncIterator
@@ -333,3 +334,27 @@ async def test_the_frame_size_is_checked_on_every_read_path(hall: Hall, settings
     assert [(m.code, m.fatal) for m in await refused.receive_until_closed()
             if isinstance(m, Error)] == [("frame_too_large", True)]
     await ok.aclose()
+
+
+async def test_a_reply_too_large_to_send_still_answers_its_request(hall: Hall) -> None:
+    """One reply per request, even when the server's own reply would not fit a frame:
+    the request gets internal_error instead of silence."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        table = await maker.create_table("basic", 6)
+        raw = await RawClient.connect(hall.port)
+        await raw.hello("asker")
+        (session,) = [s for s in hall.sessions if s.player and s.player.name == "asker"]
+        await wait_for(lambda: session._outbox is not None)
+        info = hall.lobby.tables[table].info()
+        seat = dataclasses.replace(info.seats[0], name="n" * 32, kind="person", player=1)
+        info = dataclasses.replace(info, seats=(seat,) * 16, creator_name="c" * 32)
+        huge = Tables(tables=(info,) * 1024, id=77)  # over max_server_frame
+        assert session.player is not None and session.player.send(huge)
+        while not isinstance(reply := await raw.receive(), Error):
+            pass
+        assert (reply.code, reply.fatal, reply.id) == ("internal_error", False, 77)
+        await raw.send(Ping(id=1))  # the connection goes on
+        while not isinstance(await raw.receive(), Pong):
+            pass
+        await raw.aclose()
