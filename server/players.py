@@ -75,7 +75,7 @@ class Outbox:
 
     ``pending`` counts the bytes queued or taken but not yet on the wire. A message that
     would take it past ``limit`` closes the connection through ``on_overflow`` (a slow
-    consumer is dropped, never waited on). :meth:`offer` is for what a lagging reader can
+    consumer is dropped, never waited on), unless nothing else waits. :meth:`offer` is for what a lagging reader can
     do without (lobby updates, chat): it is dropped, not queued, once more than ``lag``
     bytes wait, so it never costs a connection its place.
     """
@@ -113,7 +113,9 @@ class Outbox:
         if not data:
             return True  # nothing of it may be sent now (the conversation is over)
         size = len(data)
-        if self.pending + size > self._limit:
+        if self.pending and self.pending + size > self._limit:
+            # (with nothing waiting a message always goes, however large: a client that
+            # keeps up is never closed for the size of what it was sent)
             self.overflow()
             return False
         budget = self._budget

@@ -47,6 +47,9 @@ def test_pending_bytes_are_bounded_and_the_overflow_closes_only_that_connection(
     assert budget.total == 600 and calm.overflows == 0
     assert not slow.outbox.put(ping(1))  # closed: nothing more, no second overflow
     assert slow.overflows == 1
+    big = Connection(budget, 1_000)
+    assert big.outbox.put(ping(5_000))  # nothing else waits: a big message still goes
+    assert not big.outbox.put(ping(1)) and big.overflows == 1
 
 
 def test_written_bytes_leave_the_budget() -> None:
