@@ -64,8 +64,9 @@ class Hall:
         holder = players.holder(hello.name)
         if holder is None or holder is resumed:
             return None
-        if resumed is not None and resumed.name.casefold() == hello.name.casefold():
-            return None  # its own name, taken while it was away: it wins
+        if resumed is not None and resumed.owns_name \
+                and resumed.name.casefold() == hello.name.casefold():
+            return None  # its own name, lent to another while it was away: it wins
         if holder.id in self._by_player or self.lobby.holds_seat_or_table(holder):
             return fatal("name_taken", f"the name {hello.name!r} is in use")
         return None
@@ -90,12 +91,20 @@ class Hall:
             old = self._by_player.get(player.id)
             if old is not None and old is not session:
                 old.close(fatal("session_replaced", "you connected again elsewhere"))
+        holder = players.holder(hello.name)
+        owner = resumed and player.owns_name and player.name.casefold() == hello.name.casefold()
         before = players.claim(player, hello.name)
-        if before is not None:
-            squatter = self._by_player.get(before.id)
-            if squatter is not None:
-                squatter.close(fatal("name_taken", f"the name {hello.name!r} is back with "
+        if before is None:
+            if holder is None:  # (holder is player: it keeps what it had, owned or on loan)
+                player.owns_name = True
+        elif owner:  # the owner is back: whoever held its name on loan loses it for good
+            player.owns_name, before.owns_name = True, False
+            borrower = self._by_player.get(before.id)
+            if borrower is not None:
+                borrower.close(fatal("name_taken", f"the name {hello.name!r} is back with "
                                                    "its owner's token"))
+        else:  # taken from a holder that holds nothing: on loan while its owner may return
+            player.owns_name = False
         self._by_player[player.id] = session  # (from here the name counts as in use)
         player.gone_since = None
         player.lobby_updates = True  # a setting of the connection, not of the player

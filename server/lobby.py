@@ -138,7 +138,9 @@ class Lobby:
         """Handle a request of ``player``: lobby requests here, table requests in the table."""
         table_id = getattr(message, "table", None)
         if isinstance(message, ListTables):
-            player.send(self._tables_page(message))
+            if player.connected:  # (a connection being closed is sent nothing more)
+                player.send(self._tables_page(message))
+            await trio.lowlevel.checkpoint()  # a burst of these lets the tables run
         elif isinstance(message, ListGames):
             player.send(self._catalogue if message.id is None
                         else Games(games=self._catalogue.games, bots=self._catalogue.bots,
@@ -255,6 +257,7 @@ class Lobby:
 
     async def connected(self, player: Player) -> None:
         """``player`` has a live connection again: its tables send it their snapshots."""
+        player.tables &= self.tables.keys()  # (those removed meanwhile are gone)
         for table_id in sorted(player.tables):
             table = self.tables.get(table_id)
             if table is not None:
@@ -272,10 +275,9 @@ class Lobby:
 
     def holds_seat_or_table(self, player: Player) -> bool:
         """True if ``player`` has a seat at an unfinished table (one it left included),
-        a table it created, or a table it watches: what keeps its record and its name."""
-        if player.tables:
-            return True
-        return any(t.creator is player or (t.state != "finished" and t.seat_of(player))
+        a table it created, or a table it watches now: what keeps its record and name."""
+        return any(t.creator is player or player in t.spectators
+                   or (t.state != "finished" and t.seat_of(player))
                    for t in self.tables.values())
 
     def forget_stale(self, now: float, *, make_room: bool = False) -> int:
@@ -288,7 +290,9 @@ class Lobby:
         for table in self.tables.values():
             kept.update(id(seat.player) for seat in table.seats if seat.player is not None)
             kept.update(id(p) for p in table.spectators)
-        idle = [p for p in self.players.gone() if id(p) not in kept and not p.tables]
+        # (a spectator that dropped holds nothing: it keeps its table only to be shown it
+        # again if it comes back within the expiry)
+        idle = [p for p in self.players.gone() if id(p) not in kept]
         over = len(self.players) - s.max_players * 9 // 10 if make_room else 0
         stale = [p for n, p in enumerate(idle)
                  if n < over or (p.gone_since or 0.0) <= now - s.player_expiry_seconds]

@@ -75,9 +75,10 @@ class Outbox:
 
     ``pending`` counts the bytes queued or taken but not yet on the wire. A message that
     would take it past ``limit`` closes the connection through ``on_overflow`` (a slow
-    consumer is dropped, never waited on), unless nothing else waits. :meth:`offer` is for what a lagging reader can
-    do without (lobby updates, chat): it is dropped, not queued, once more than ``lag``
-    bytes wait, so it never costs a connection its place.
+    consumer is dropped, never waited on), unless nothing else waits. :meth:`offer` is
+    for what a lagging reader can do without (lobby updates, chat): it is dropped, not
+    queued, once more than ``lag`` bytes would wait, so it never costs a connection its
+    place.
     """
 
     __slots__ = ("_budget", "_encode", "_flush", "_lag", "_limit", "_on_overflow",
@@ -125,13 +126,16 @@ class Outbox:
         return True
 
     def offer(self, message: Outgoing) -> bool:
-        """Queue ``message`` unless this connection lags or the server's output is full;
-        True if queued."""
+        """Queue ``message`` unless it would make this connection lag or the server's
+        output is nearly full; True if queued."""
         if self.closed or self.pending > self._lag \
                 or self._budget.total + self._lag > self._budget.limit:
             self.dropped += 1
             return False
         data = self._encode(message)
+        if self.pending and self.pending + len(data) > self._lag:
+            self.dropped += 1
+            return False
         if data:
             self._add(data, len(data))
         return True
@@ -198,6 +202,9 @@ class Player:
         self.lobby_updates = True
         #: Tables whose lobby updates this connection missed while it lagged (owed to it).
         self.missed_updates: set[int] = set()
+        #: False while it holds its name only on loan: taken while the name's owner was
+        #: away and held nothing; the owner takes it back (docs/protocol.md, section 4).
+        self.owns_name = True
 
     @property
     def connected(self) -> bool:
@@ -282,10 +289,14 @@ class PlayerRegistry:
 
     def forget(self, player: Player) -> None:
         """Drop a player who is gone and has nothing to come back to (the lobby decides):
-        its token no longer resumes anything, its name is free."""
+        its token no longer resumes anything, its name is free (whoever holds it on loan
+        owns it now)."""
         self._by_id.pop(player.id, None)
         self._by_token.pop(player.token_digest, None)
         self._unname(player)
+        holder = self._holders.get(player.name.casefold())
+        if holder is not None and player.owns_name:
+            holder.owns_name = True
 
     def connected(self) -> Iterator[Player]:
         return (p for p in self._by_id.values() if p.connected)

@@ -50,7 +50,8 @@ READ_SIZE = 65_536
 LINGER_SECONDS = 1.0  # a closing connection reads (and drops) what comes for this long
 LINGER_BYTES = 1_048_576  # or this much
 REPLY_BYTES_PER_TOKEN = 4_096
-"""A reply costs one more rate token for each whole 4 KiB of it (docs/protocol.md, 8)."""
+"""A reply (or a snapshot) costs one more rate token for each whole 4 KiB of it
+(docs/protocol.md, 8)."""
 FEATURES = ("bots", "chat", "lobby_updates", "resume", "spectators", "turn_timers")
 """The optional abilities a welcome announces (docs/protocol.md, section 3)."""
 
@@ -207,6 +208,9 @@ class ServerSession:
             if event is CLOSED or event is PAUSED:
                 return
             self._frame_ended(received_at)
+            if isinstance(event, Bye):  # (honoured whatever the rate: it has no reply)
+                await self.hall.lobby.leave_all(self.player)
+                return
             refusal = self._over_rate(getattr(event, "id", None))
             if refusal is not None:
                 self._queue(refusal)
@@ -215,9 +219,6 @@ class ServerSession:
                 continue
             if isinstance(event, Ping):
                 self._queue(Pong(id=event.id))
-            elif isinstance(event, Bye):
-                await self.hall.lobby.leave_all(self.player)
-                return
             else:
                 await self.hall.lobby.handle(self.player, event)
 
@@ -337,7 +338,10 @@ class ServerSession:
             return self._encode_one(ErrorMessage(
                 code="internal_error", fatal=False, id=request_id,
                 message=f"the server could not send its {message.type} reply"))
-        if len(data) >= REPLY_BYTES_PER_TOKEN and getattr(message, "id", None) is not None:
+        if len(data) >= REPLY_BYTES_PER_TOKEN:
+            # (a message for this connection alone answers something it asked for: a
+            # reply, with an id or without, a snapshot after a join, watch or resync;
+            # what many connections share, events and lobby updates, is Prepared)
             self.bucket.charge(len(data) // REPLY_BYTES_PER_TOKEN)
         return data
 

@@ -616,7 +616,12 @@ class Table:
         for seat in self.seats:
             if seat.absent_since is not None and now >= seat.absent_since + self.grace_seconds:
                 seat.absent_since = None
-                seat.stand_in = self._stand_in()
+                if self.state == "waiting":  # nothing to play yet: the seat is free again
+                    if seat.player is not None:
+                        seat.player.tables.discard(self.id)
+                    seat.player = None
+                else:
+                    seat.stand_in = self._stand_in()
                 self._changed()
                 self._reschedule(seat)
         if game is None or game.to_move is None:
@@ -663,7 +668,7 @@ class Table:
             else:
                 self._prompt_again(player)
         else:
-            if self.state == "playing":
+            if self.state in ("playing", "waiting"):  # (waiting: the seat is freed after it)
                 seat.absent_since = trio.current_time()
             self._changed()
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 import trio
+import trio.testing
 from fast_settings import with_settings
 from players import RawClient, wait_for
 
-from rummyhall.protocol import CreateTable, Error, Hello, Join, Ok, Welcome
+from rummyhall.protocol import CreateTable, Error, Hello, Join, Ok, Ping, Pong, Watch, Welcome
 from rummyhall.server import Hall, Settings
 
 
@@ -103,3 +104,60 @@ async def test_records_of_players_who_hold_nothing_are_bounded(hall: Hall,
     back, welcome = await welcome_of(hall.port, "sitter", token)
     assert isinstance(welcome, Welcome) and welcome.session.resumed
     await back.aclose()
+
+
+async def test_a_name_taken_on_loan_is_lost_for_good_when_its_owner_returns(
+        hall: Hall) -> None:
+    """No ping-pong: once the owner has its name back, the one who had taken it cannot
+    take it again with its own token while the owner is there."""
+    assert hall.port
+    ada, welcome = await welcome_of(hall.port, "ada")
+    assert isinstance(welcome, Welcome)
+    await ada.aclose()
+    await wait_for(lambda: not any(p.name == "ada" for p in hall.lobby.players.connected()))
+    squatter, taken = await welcome_of(hall.port, "ada")
+    assert isinstance(taken, Welcome)
+    back, again = await welcome_of(hall.port, "ada", welcome.session.token)
+    assert isinstance(again, Welcome) and again.session.resumed
+    await squatter.receive_until_closed()
+    for _ in range(3):  # the squatter tries again with its own token: refused each time
+        retry, answer = await welcome_of(hall.port, "ada", taken.session.token)
+        assert fatal_code(answer) == "name_taken"
+        await retry.aclose()
+    await back.send(Ping(id=1))  # the owner's connection was never touched
+    assert isinstance(await back.receive(), Pong)
+    await back.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(player_expiry_seconds=1)])
+async def test_a_spectator_that_dropped_holds_nothing(hall: Hall, settings: Settings) -> None:
+    """A watcher that drops without leave keeps no record, and no name, past the expiry."""
+    assert hall.port
+    maker, _, table = await seated(hall.port, "maker")
+    for n in range(5):
+        raw, welcome = await welcome_of(hall.port, f"spec{n}")
+        assert isinstance(welcome, Welcome)
+        await raw.send(Watch(table=table, id=1))
+        while not isinstance(await raw.receive(), Ok):
+            pass
+        await raw.aclose()
+    await wait_for(lambda: not hall.lobby.tables[table].spectators)
+    assert hall.lobby.forget_stale(trio.current_time() + 2) == 5
+    again, welcome = await welcome_of(hall.port, "spec0")
+    assert isinstance(welcome, Welcome)  # the name is free
+    await again.aclose()
+    await maker.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(grace_seconds=1)])
+async def test_a_seat_at_a_waiting_table_is_freed_after_the_grace_period(
+        hall: Hall, settings: Settings, autojump_clock: trio.testing.MockClock) -> None:
+    """A player who sat at a table that has not started and went away does not hold the
+    seat (nor the table, nor its name) for ever: after the grace period the seat is
+    empty, and the table, with its creator gone too, is removed."""
+    assert hall.port
+    ada, _, table = await seated(hall.port, "ada")
+    await ada.aclose()
+    await wait_for(lambda: table not in hall.lobby.tables, timeout=30)
+    holder = hall.lobby.players.holder("ada")
+    assert holder is not None and not hall.lobby.holds_seat_or_table(holder)
