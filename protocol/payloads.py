@@ -129,6 +129,9 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "action.cards": "the cards to meld or to lay off",
     "action.meld": "the table meld to lay off on",
     "knock_action.card": "the card to discard; nil for big gin",
+    "knock_action.melds": "Gin: the melds the knocker lays, each an array of his cards "
+                          "(the cards he keeps but does not name are his deadwood); "
+                          "absent or nil: the server lays the best arrangement",
     "go_out_action.card": "the card to discard",
 }
 
@@ -255,6 +258,23 @@ def _field_names(cls: type, skip: tuple[str, ...]) -> tuple[str, ...]:
     return names
 
 
+_DEFAULT_NONE: dict[type, frozenset[str]] = {}
+
+
+def _default_none(cls: type) -> frozenset[str]:
+    """The fields of ``cls`` whose default is None: left out of the wire map when None.
+
+    They are the fields added to a record after it was first published (a knock's
+    ``melds``); absent and nil mean the same on the wire, so leaving them out keeps the
+    older form of the message byte for byte.
+    """
+    names = _DEFAULT_NONE.get(cls)
+    if names is None:
+        names = frozenset(f.name for f in dataclasses.fields(cls) if f.default is None)
+        _DEFAULT_NONE[cls] = names
+    return names
+
+
 def _dataclass_to_wire(obj: Any, skip: tuple[str, ...] = ()) -> Wire:
     d: Wire = {}
     kind = getattr(obj, "kind", None)
@@ -263,8 +283,11 @@ def _dataclass_to_wire(obj: Any, skip: tuple[str, ...] = ()) -> Wire:
     for name in _field_names(type(obj), skip):
         value = getattr(obj, name)
         kind_of = type(value)
-        if kind_of is int or kind_of is str or kind_of is bool or value is None:
+        if kind_of is int or kind_of is str or kind_of is bool:
             d[name] = value  # the common scalars, without a call
+        elif value is None:
+            if name not in _default_none(type(obj)):
+                d[name] = value
         else:
             d[name] = to_wire(value)
     return d
@@ -319,11 +342,18 @@ def _reader(hint: Any) -> Reader:
     raise TypeError(f"no reader for {hint}")
 
 
+def _optional(hint: Any) -> bool:
+    return typing.get_origin(hint) in (typing.Union, types.UnionType) and \
+        _NONE in typing.get_args(hint)
+
+
 def _record_reader(cls: type[Any], skip: tuple[str, ...] = ()) -> Reader:
     hints = _hints(cls)
-    fields = [(f.name, _reader(hints[f.name])) for f in dataclasses.fields(cls)
-              if f.name not in skip]
-    return lambda d, **extra: cls(**extra, **{name: r(d[name]) for name, r in fields})
+    fields = [(f.name, _reader(hints[f.name]), _optional(hints[f.name]))
+              for f in dataclasses.fields(cls) if f.name not in skip]
+    # A field that may be nil may also be absent: absent means nil (docs/protocol.md 2).
+    return lambda d, **extra: cls(**extra, **{
+        name: r(d.get(name) if optional else d[name]) for name, r, optional in fields})
 
 
 _ACTION_READERS: Final = {kind: _record_reader(cls, ("seat",)) for kind, cls in

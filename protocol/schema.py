@@ -390,7 +390,8 @@ class MapT(Spec):
 
 
 class PayloadT(Spec):
-    """A map checked in place (not copied): ``fields`` are all required, nil only via OptT.
+    """A map checked in place (not copied): ``fields`` are required but those of an OptT,
+    which may be nil or absent (absent means nil).
 
     ``kind`` is the value of its "kind" field when the record is a variant of a
     :class:`UnionT`. ``name`` names the record in the document.
@@ -429,7 +430,9 @@ class PayloadT(Spec):
             v = g.temp("v")
             where = f"{path} + '.{name}'"
             # Every check starts with a type test, which MISSING fails ("got nothing").
-            lines += [f"try: {v} = {var}[{name!r}]", f"except KeyError: {v} = MISSING",
+            # A field that may be nil may be absent: absent means nil.
+            absent = "None" if isinstance(spec, OptT) else "MISSING"
+            lines += [f"try: {v} = {var}[{name!r}]", f"except KeyError: {v} = {absent}",
                       *spec.emit_check(g, v, where, f"{depth} + 1")]
         lines.append(f"if len({var}) != {len(known)}: "
                      f"_extras({var}, {g.const(frozenset(known), 'known')}, {path}, {depth})")
@@ -577,7 +580,7 @@ def compile_record(cls: type[Any], label: str, head: Mapping[str, str] | None = 
     for name, info, required in fields:
         path = repr(f"{label}.{name}")
         v = f"v_{name}"
-        if not required:
+        if not required or isinstance(info.spec, OptT):  # absent means nil
             body += [f"{v} = d.get({name!r})", f"if {v} is not None: n += 1",
                      f"elif {name!r} in d: n += 1"]
         else:  # a subscript is faster than get(); try costs nothing when no key is missing
@@ -587,7 +590,8 @@ def compile_record(cls: type[Any], label: str, head: Mapping[str, str] | None = 
                         f"{info.spec.describe()!r}, MISSING)")
         body += info.spec.emit_convert(g, v, path, "depth + 1")
         check = info.spec.emit_check(g, v, path, "depth + 1")
-        body += check if required else [f"if {v} is not None:", *_indent(check)]
+        body += check if required and not isinstance(info.spec, OptT) else [
+            f"if {v} is not None:", *_indent(check)]
     body += [f"if len(d) != n: _extras(d, {g.const(known, 'known')}, path, depth)",
              "o = _new(CLS)",
              *(f"o.{name} = v_{name}" for name, _, _ in fields),

@@ -1067,3 +1067,31 @@ def knocker_arrangement(cards: Iterable[int], defender: Iterable[int], rules: Me
         if (len(result.layoffs), -result.points) < key:
             best, key = (arrangement, result), (len(result.layoffs), -result.points)
     return best
+
+
+def chosen_arrangement(cards: Iterable[int], melds: Sequence[Sequence[int]],
+                       rules: MeldRules) -> Arrangement:
+    """The arrangement of ``cards`` that lays exactly ``melds``; the rest is deadwood.
+
+    This is how a Gin knocker lays his own melds (docs/rules.md, "The showdown").
+    Raises :class:`InvalidMeld` if a meld is not a valid set or run, and
+    :class:`CardError` if a card is named twice or is not among ``cards``.
+
+    >>> from rummyhall.rules import meld_rules_for, parse_cards
+    >>> hand = parse_cards("3c 4c 5c 3d 4d 5d 3h 4h 5h 2s")
+    >>> print(chosen_arrangement(hand, [hand[0:3], hand[3:6], hand[6:9]], meld_rules_for("gin")))
+    3c 4c 5c | 3d 4d 5d | 3h 4h 5h / deadwood 2s (2)
+    """
+    hand = _check_hand(cards)
+    chosen = [_check_hand(m) for m in melds]
+    named = [c for m in chosen for c in m]
+    if len(set(named)) != len(named):
+        raise CardError("a card is named in two melds")
+    missing = set(named) - set(hand)
+    if missing:
+        raise CardError(f"{format_cards(sorted(missing, key=sort_key))} not among the cards kept")
+    for meld in chosen:
+        if meld_kind(meld, rules) is None:
+            raise InvalidMeld(f"{format_cards(meld)} is not a valid set or run")
+    used = set(named)
+    return _arrangement(chosen, [c for c in hand if c not in used], rules)

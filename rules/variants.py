@@ -23,7 +23,7 @@ from .actions import (
     SeatAction,
 )
 from .cards import Card, make_deck, sort_key
-from .errors import CannotGoOut, InvalidMeld, OptionError
+from .errors import CannotGoOut, CardError, CardNotHeld, InvalidMeld, OptionError
 from .events import (
     Discarded,
     Eliminated,
@@ -48,7 +48,14 @@ from .options import (
     ThirteenOptions,
     parse_options,
 )
-from .solver import best_arrangement, deadwood_points, discard_deadwoods, knocker_arrangement
+from .solver import (
+    best_arrangement,
+    best_layoffs,
+    chosen_arrangement,
+    deadwood_points,
+    discard_deadwoods,
+    knocker_arrangement,
+)
 
 
 def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:
@@ -368,15 +375,32 @@ class GinRummy(Game):
         if action.card is None:
             if not self.options.big_gin_bonus:
                 raise CannotGoOut("big gin is not played at this table: discard to knock")
-            if deadwood_points(hand, self.meld_rules):
+            if self._knock_deadwood(hand, action.melds):
                 raise CannotGoOut("big gin needs all eleven cards melded")
             return
         self._check_discard(action.seat, action.card)
-        deadwood = deadwood_points(_without(hand, action.card), self.meld_rules)
+        deadwood = self._knock_deadwood(_without(hand, action.card), action.melds)
         limit = self.options.knock_limit
         if deadwood > limit:
-            raise CannotGoOut(f"your deadwood would be {deadwood}; the knock limit is {limit}"
-                              if limit else "only gin ends a hand at this table")
+            mine = " with those melds" if action.melds is not None else ""
+            raise CannotGoOut(f"your deadwood would be {deadwood}{mine}; the knock limit is "
+                              f"{limit}" if limit else "only gin ends a hand at this table")
+
+    def _knock_deadwood(self, kept: Sequence[Card],
+                        melds: tuple[tuple[Card, ...], ...] | None) -> int:
+        """The knocker's deadwood: of his own melds when he names them, else the least."""
+        if melds is None:
+            return deadwood_points(kept, self.meld_rules)
+        named = [c for m in melds for c in m]
+        if len(set(named)) != len(named):
+            raise InvalidMeld("a card is named in two melds")
+        for card in named:
+            if card not in kept:
+                raise CardNotHeld(f"{card} is not among the cards you keep")
+        try:
+            return chosen_arrangement(kept, melds, self.meld_rules).points
+        except CardError as exc:  # (every card was checked above: a defence in depth)
+            raise InvalidMeld(str(exc)) from None
 
     def _apply_knock(self, action: Knock) -> list[Event]:
         seat, o, rules = action.seat, self.options, self.meld_rules
@@ -386,10 +410,15 @@ class GinRummy(Game):
             self.discard.append(action.card)
         other = self.next_seat(seat)
         defender = self.hands[other]
-        knocker_dw = deadwood_points(kept, rules)
+        knocker_dw = self._knock_deadwood(kept, action.melds)
         call = "big_gin" if action.card is None else ("gin" if knocker_dw == 0 else "knock")
         layoffs = call == "knock" or (call == "gin" and o.layoff_on_gin)
-        arrangement, defence = knocker_arrangement(kept, defender, rules, allow_layoffs=layoffs)
+        if action.melds is None:
+            arrangement, defence = knocker_arrangement(kept, defender, rules,
+                                                       allow_layoffs=layoffs)
+        else:  # the knocker's own arrangement (docs/rules.md, "The showdown")
+            arrangement = chosen_arrangement(kept, action.melds, rules)
+            defence = best_layoffs(defender, arrangement.melds if layoffs else (), rules)
         reveals = Showdown((
             Reveal(seat, arrangement.melds, (), arrangement.deadwood, arrangement.points),
             Reveal(other, defence.own_melds, defence.layoffs, defence.deadwood, defence.points)))
@@ -541,6 +570,9 @@ class ChicagoRummy(Game):
     def _verify_knock(self, action: Knock) -> None:
         if action.card is None:
             raise CannotGoOut("name the card to discard when you knock")
+        if action.melds is not None:
+            raise InvalidMeld("in Chicago Rummy every hand is shown in its best arrangement: "
+                              "knock without naming melds")
         self._check_discard(action.seat, action.card)
         deadwood = deadwood_points(_without(self.hands[action.seat], action.card),
                                    self.meld_rules)

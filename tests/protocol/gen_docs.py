@@ -34,7 +34,7 @@ from rummyhall.protocol import (
 )
 from rummyhall.protocol.messages import RECORDS
 from rummyhall.protocol.payloads import ACTION_SPECS, EVENT_SPECS, REVEAL_SPEC, VIEW_SPEC
-from rummyhall.protocol.schema import PayloadT, field_info
+from rummyhall.protocol.schema import OptT, PayloadT, field_info
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
@@ -77,12 +77,14 @@ def field_table(rows: list[tuple[str, str, str, str]]) -> str:
 def record_rows(cls: type[Any]) -> list[tuple[str, str, str, str]]:
     rows = []
     for name, info, required in field_info(cls):
+        required = required and not isinstance(info.spec, OptT)  # absent means nil
         rows.append((name, info.spec.describe(), "yes" if required else "no", info.doc))
     return rows
 
 
 def payload_table(spec: PayloadT) -> str:
-    rows = [(n, s.describe(), "yes", spec.docs.get(n, "")) for n, s in spec.fields.items()]
+    rows = [(n, s.describe(), "no" if isinstance(s, OptT) else "yes", spec.docs.get(n, ""))
+            for n, s in spec.fields.items()]
     if spec.kind:
         rows.insert(0, ("kind", f'"{spec.kind}"', "yes", "what happened" if spec.name.endswith(
             "event") else "the action"))

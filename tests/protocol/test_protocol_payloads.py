@@ -95,3 +95,28 @@ def test_the_games_catalogue_fits_its_records() -> None:
     for game in games_catalogue():
         info = GameInfo(**{**game, "options": tuple(OptionInfo(**o) for o in game["options"])})
         assert GameInfo.from_wire(info.to_wire()) == info
+
+
+def test_a_knock_carries_the_knockers_melds_and_leaves_them_out_when_none() -> None:
+    from rummyhall.rules import Knock, parse_cards
+    melds = (parse_cards("3c 4c 5c"), parse_cards("9h 9s 9d"))
+    knock = Knock(0, Card.parse("Kh"), melds)
+    wire = action_to_wire(knock)
+    assert wire == {"kind": "knock", "card": "Kh",
+                    "melds": (("3c", "4c", "5c"), ("9h", "9s", "9d"))}
+    assert action_from_wire(wire, seat=0) == knock
+    assert action_to_wire(Knock(0, Card.parse("Kh"))) == {"kind": "knock", "card": "Kh"}
+    for plain in ({"kind": "knock", "card": "Kh"}, {"kind": "knock", "card": "Kh", "melds": None}):
+        assert action_from_wire(plain, seat=1) == Knock(1, Card.parse("Kh"))
+
+
+def test_a_field_that_may_be_nil_may_be_absent() -> None:
+    from rummyhall.rules import Knock
+    assert action_from_wire({"kind": "knock"}, seat=0) == Knock(0, None)
+    assert action_from_wire({"kind": "knock", "card": None}, seat=0) == Knock(0, None)
+    with pytest.raises(RemoteProtocolError) as err:
+        action_from_wire({"kind": "discard"}, seat=0)  # card (not nil-able) is required
+    assert err.value.code == "bad_message"
+    with pytest.raises(RemoteProtocolError) as err:
+        action_from_wire({"kind": "knock", "card": "Kh", "melds": [["3c", "3x"]]}, seat=0)
+    assert err.value.code == "bad_card"
