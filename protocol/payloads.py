@@ -100,6 +100,8 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "Reveal.layoffs": "Gin: [card, index of the knocker's meld it joined] per card laid off",
     "Reveal.deadwood": "its unmatched cards",
     "Reveal.points": "its deadwood points",
+    "Reveal.state": "shown, hidden (a dead or void hand: no card shown) or out (not dealt "
+                    "in this hand); see Enumerated values",
     "hand_scored.outcome": "out, rummy, knock, gin, big_gin, undercut, tie, exhausted, dead, "
                            "void, seven_twos, round or bonus",
     "hand_scored.winners": "the seats that won the hand",
@@ -112,6 +114,10 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "SeatView.seat": "the seat this view belongs to; nil for a spectator",
     "SeatView.phase": "deal, upcard, draw, play, rebuild or game_over",
     "SeatView.hand_no": "the current hand's number (0 before the first deal)",
+    "SeatView.hand_ended": "true between two hands and once the game is over: then "
+                           "hand_no, round, dealer, wild_rank, knock_limits, the hands and "
+                           "piles are the finished hand's (its result is the last of "
+                           "results); the next hand's come in its deal event",
     "SeatView.to_move": "the seat whose decision the game waits for; nil when none",
     "SeatView.move_number": "the number an action must name in its `move` field",
     "SeatView.hand": "this seat's cards, in display order (empty for a spectator)",
@@ -384,9 +390,14 @@ def action_from_wire(wire: object, seat: int) -> SeatAction:
     """The rules action a client sent for ``seat`` (which comes from the connection).
 
     Raises a non-fatal :class:`RemoteProtocolError` (``bad_message``, ``bad_card``) when
-    ``wire`` is not a valid action map.
+    ``wire`` is not a valid action map, and ``not_your_seat`` when it names a ``seat``
+    (which a client never needs to) other than ``seat``.
     """
     d = _checked(ACTION, wire, "action")
+    named = d.get("seat")
+    if named is not None and named != seat:  # never a quiet answer about one's own seat
+        raise RemoteProtocolError(f"action.seat: you play seat {seat}, not seat {named!r}",
+                                  code="not_your_seat", fatal=False)
     action: SeatAction = _ACTION_READERS[d["kind"]](d, seat=seat)
     return action
 

@@ -37,6 +37,10 @@ from .errors import (
     WrongPhase,
 )
 from .events import (
+    CALLS,
+    DRAW_SOURCES,
+    OUTCOMES,
+    REVEAL_STATES,
     Discarded,
     Drew,
     Eliminated,
@@ -53,7 +57,7 @@ from .events import (
     StockRebuilt,
     WentOut,
 )
-from .game import PHASE_ACTIONS, Game, Phase, TableMeld
+from .game import PHASE_ACTIONS, PHASE_MEANINGS, Game, Phase, TableMeld
 from .melds import MeldRules, can_lay_off, meld_kind, order_meld
 from .options import (
     GameOptions,
@@ -85,7 +89,8 @@ from .variants import (
 from .views import SeatView, event_for, seat_view, view_meld_rules, visible_cards
 
 __all__ = [
-    "ACTION_KINDS", "GAMES", "PHASE_ACTIONS", "Action", "Arrangement", "BadShuffle",
+    "ACTION_KINDS", "CALLS", "DRAW_SOURCES", "GAMES", "OUTCOMES", "PHASE_ACTIONS",
+    "PHASE_MEANINGS", "REVEAL_STATES", "Action", "Arrangement", "BadShuffle",
     "BasicRummy", "CannotGoOut", "Card", "CardError", "CardNotHeld", "ChicagoRummy",
     "DeclareRummy", "Discard", "Discarded", "DrawDiscard", "DrawStock", "Drew", "Eliminated",
     "Event", "Game", "GameOptions", "GameOver", "GinRummy", "GoOut", "HandDealt", "HandScored",

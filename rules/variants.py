@@ -49,6 +49,7 @@ from .options import (
     parse_options,
 )
 from .solver import (
+    Arrangement,
     best_arrangement,
     best_layoffs,
     chosen_arrangement,
@@ -66,6 +67,13 @@ def _without(cards: Sequence[Card], card: Card) -> list[Card]:
     rest = list(cards)
     rest.remove(card)
     return rest
+
+
+def _reveal_all(players: int, arrangements: dict[int, Arrangement]) -> Showdown:
+    """The showdown of every seat: the arranged hands, and "out" for seats not dealt in."""
+    return Showdown(tuple(
+        Reveal(s, a.melds, (), a.deadwood, a.points) if (a := arrangements.get(s)) is not None
+        else Reveal(s, (), (), (), 0, "out") for s in range(players)))
 
 
 def _lowest(values: dict[int, int]) -> tuple[int, ...]:
@@ -419,9 +427,10 @@ class GinRummy(Game):
         else:  # the knocker's own arrangement (docs/rules.md, "The showdown")
             arrangement = chosen_arrangement(kept, action.melds, rules)
             defence = best_layoffs(defender, arrangement.melds if layoffs else (), rules)
-        reveals = Showdown((
+        reveals = Showdown(tuple(sorted((  # in seat order, as in every game
             Reveal(seat, arrangement.melds, (), arrangement.deadwood, arrangement.points),
-            Reveal(other, defence.own_melds, defence.layoffs, defence.deadwood, defence.points)))
+            Reveal(other, defence.own_melds, defence.layoffs, defence.deadwood, defence.points)),
+            key=lambda r: r.seat)))
         k, d = arrangement.points, defence.points
         points = [0] * self.players
         winners: tuple[int, ...]
@@ -596,8 +605,7 @@ class ChicagoRummy(Game):
         events: list[Event] = [Knocked(seat, call, card)]
         seats = [s for s in range(self.players) if self.active[s]]
         arrangements = {s: best_arrangement(self.hands[s], self.meld_rules) for s in seats}
-        reveal = Showdown(tuple(Reveal(s, a.melds, (), a.deadwood, a.points)
-                                for s, a in arrangements.items()))
+        reveal = _reveal_all(self.players, arrangements)
         if call == "rummy" and o.seven_twos_wins and all(
                 c.rank == 2 for c in self.hands[seat]):
             self.seven_twos = seat
@@ -736,8 +744,7 @@ class ThreeThirteen(Game):
     def _score_round(self) -> list[Event]:
         seats = [s for s in range(self.players) if self.active[s]]
         arrangements = {s: best_arrangement(self.hands[s], self.meld_rules) for s in seats}
-        reveal = Showdown(tuple(Reveal(s, a.melds, (), a.deadwood, a.points)
-                                for s, a in arrangements.items()))
+        reveal = _reveal_all(self.players, arrangements)
         bonus = self.round > self.last_round
         points = [0] * self.players
         notes = [f"seat {self.out_seat} went out"]

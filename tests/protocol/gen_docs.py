@@ -17,7 +17,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgpack
 
@@ -35,6 +35,7 @@ from rummyhall.protocol import (
 from rummyhall.protocol.messages import RECORDS
 from rummyhall.protocol.payloads import ACTION_SPECS, EVENT_SPECS, REVEAL_SPEC, VIEW_SPEC
 from rummyhall.protocol.schema import OptT, PayloadT, field_info
+from rummyhall.rules import CALLS, DRAW_SOURCES, OUTCOMES, PHASE_MEANINGS, REVEAL_STATES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
@@ -131,6 +132,22 @@ def events_block() -> str:
     return "\n".join(parts)
 
 
+ENUMS: Final = (
+    ("`phase` (SeatView)", {str(k): v for k, v in PHASE_MEANINGS.items()}),
+    ("`source` (`draw` event)", DRAW_SOURCES),
+    ("`call` (`knock` event)", CALLS),
+    ("`outcome` (`hand_scored` event, HandResult)", OUTCOMES),
+    ("`state` (Reveal)", REVEAL_STATES),
+)
+
+
+def enums_block() -> str:
+    out = ["| field | value | meaning |", "| --- | --- | --- |"]
+    for field, values in ENUMS:
+        out += [f"| {field} | `{value}` | {md(meaning)} |" for value, meaning in values.items()]
+    return "\n".join(out)
+
+
 def actions_block() -> str:
     found = examples.action_examples()
     out = ["| kind | fields | example |", "| --- | --- | --- |"]
@@ -158,6 +175,7 @@ def generate(what: str) -> str:
     if kind == "view":
         return payload_table(VIEW_SPEC)
     return {"errors": errors_block, "transitions": transitions_block, "events": events_block,
+            "enums": enums_block,
             "actions": actions_block, "transcript": transcript_block}[kind]()
 
 

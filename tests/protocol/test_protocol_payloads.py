@@ -22,7 +22,17 @@ from rummyhall.protocol import (
 )
 from rummyhall.protocol.examples import _info
 from rummyhall.protocol.messages import GameInfo, OptionInfo
-from rummyhall.rules import GAMES, Card, Discard, Shuffle, event_for, new_game, seat_view
+from rummyhall.rules import (
+    GAMES,
+    Card,
+    Discard,
+    Knock,
+    Shuffle,
+    event_for,
+    new_game,
+    parse_cards,
+    seat_view,
+)
 
 PLAYERS = {"basic": 3, "gin": 2, "chicago": 3, "three_thirteen": 3}
 
@@ -98,7 +108,6 @@ def test_the_games_catalogue_fits_its_records() -> None:
 
 
 def test_a_knock_carries_the_knockers_melds_and_leaves_them_out_when_none() -> None:
-    from rummyhall.rules import Knock, parse_cards
     melds = (parse_cards("3c 4c 5c"), parse_cards("9h 9s 9d"))
     knock = Knock(0, Card.parse("Kh"), melds)
     wire = action_to_wire(knock)
@@ -111,7 +120,6 @@ def test_a_knock_carries_the_knockers_melds_and_leaves_them_out_when_none() -> N
 
 
 def test_a_field_that_may_be_nil_may_be_absent() -> None:
-    from rummyhall.rules import Knock
     assert action_from_wire({"kind": "knock"}, seat=0) == Knock(0, None)
     assert action_from_wire({"kind": "knock", "card": None}, seat=0) == Knock(0, None)
     with pytest.raises(RemoteProtocolError) as err:
