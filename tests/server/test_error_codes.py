@@ -103,8 +103,9 @@ def _known_words() -> set[str]:
     return names
 
 
-def _subclasses(cls: type) -> list[type[rules.RulesError]]:
+def _subclasses(cls: type[rules.RulesError]) -> list[type[rules.RulesError]]:
     out = [cls]
+    sub: type[rules.RulesError]
     for sub in cls.__subclasses__():
         out += _subclasses(sub)
     return out
