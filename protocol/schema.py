@@ -96,7 +96,7 @@ def _extras(d: Mapping[object, object], known: frozenset[str], path: str, depth:
     """Check the unknown fields of a map against the frame rules (they are otherwise ignored)."""
     for key, value in d.items():
         if key not in known:
-            check_value(value, depth + 1)
+            check_value({key: value}, depth)  # the key's length and the value, as a frame
 
 
 class _Gen:
@@ -165,10 +165,12 @@ class IntT(Spec):
     hi: int = INT_MAX
 
     def emit_check(self, g: _Gen, var: str, path: str, depth: str) -> list[str]:
-        if (self.lo, self.hi) == (INT_MIN, INT_MAX):  # msgpack's own range: nothing to add
-            return [f"if type({var}) is not int: " + self.fail(g, var, path)]
+        # msgpack also decodes unsigned 64-bit integers: above INT_MAX one breaks the frame
+        # rules (bad_frame), whatever the field's own range.
         if self.hi == INT_MAX:
-            return [f"if type({var}) is not int or {var} < {self.lo}: " + self.fail(g, var, path)]
+            low = "" if self.lo == INT_MIN else f" or {var} < {self.lo}"
+            return [f"if type({var}) is not int{low}: " + self.fail(g, var, path),
+                    f"if {var} > {INT_MAX}: " + self.fail(g, var, path, "bad_frame")]
         return [f"if type({var}) is not int or not {self.lo} <= {var} <= {self.hi}: "
                 + self.fail(g, var, path)]
 
@@ -265,6 +267,7 @@ class ScalarT(Spec):
     def emit_check(self, g: _Gen, var: str, path: str, depth: str) -> list[str]:
         t = g.temp()
         return [f"{t} = type({var})",
+                f"if {t} is int and {var} > {INT_MAX}: " + self.fail(g, var, path, "bad_frame"),
                 f"if not ({t} is bool or ({t} is int and {INT_MIN} <= {var} <= {INT_MAX}) or "
                 f"({t} is str and len({var}) <= {MAX_TEXT})): " + self.fail(g, var, path)]
 

@@ -79,8 +79,13 @@ def test_random_games_round_trip(game_name: str) -> None:
 
 
 def test_action_from_wire_takes_the_seat_from_the_connection() -> None:
-    action = action_from_wire({"kind": "discard", "card": "9c#1", "seat": 3}, seat=1)
+    action = action_from_wire({"kind": "discard", "card": "9c#1"}, seat=1)
     assert action == Discard(1, Card.parse("9c#1"))
+    assert action_from_wire({"kind": "discard", "card": "9c#1", "seat": 1}, seat=1) == action
+    # naming another seat is refused, never played quietly for one's own
+    with pytest.raises(RemoteProtocolError) as err:
+        action_from_wire({"kind": "discard", "card": "9c#1", "seat": 3}, seat=1)
+    assert (err.value.code, err.value.fatal) == ("not_your_seat", False)
 
 
 @pytest.mark.parametrize(("wire", "code"), [
