@@ -76,6 +76,7 @@ from .solver import (
     deadwood_points,
     discard_deadwoods,
     knocker_arrangement,
+    optimal_arrangements,
 )
 from .variants import (
     GAMES,
@@ -102,6 +103,7 @@ __all__ = [
     "best_layoffs", "can_lay_off", "chosen_arrangement", "deadwood_points",
     "discard_deadwoods", "event_for",
     "format_cards", "knocker_arrangement", "make_deck", "meld_kind", "meld_rules_for",
-    "new_game", "option_specs", "options_to_dict", "order_meld", "parse_cards", "parse_options",
+    "new_game", "optimal_arrangements", "option_specs", "options_to_dict", "order_meld",
+    "parse_cards", "parse_options",
     "seat_view", "sort_key", "view_meld_rules", "visible_cards",
 ]

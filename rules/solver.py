@@ -1095,3 +1095,27 @@ def chosen_arrangement(cards: Iterable[int], melds: Sequence[Sequence[int]],
             raise InvalidMeld(f"{format_cards(meld)} is not a valid set or run")
     used = set(named)
     return _arrangement(chosen, [c for c in hand if c not in used], rules)
+
+
+def optimal_arrangements(cards: Iterable[int], rules: MeldRules, *,
+                         limit: int = _ARRANGEMENT_LIMIT) -> list[Arrangement]:
+    """Every distinct arrangement of ``cards`` with the least deadwood (at most ``limit``),
+    :func:`best_arrangement`'s first: the choices of a Gin knocker who lays his own melds.
+
+    >>> from rummyhall.rules import meld_rules_for, parse_cards
+    >>> square = parse_cards("3c 4c 5c 3d 4d 5d 3h 4h 5h 2s")
+    >>> [str(a) for a in optimal_arrangements(square, meld_rules_for("gin"))]
+    ['3c 4c 5c | 3d 4d 5d | 3h 4h 5h / deadwood 2s (2)', \
+'3c 3d 3h | 4c 4d 4h | 5c 5d 5h / deadwood 2s (2)']
+    """
+    hand = _check_hand(cards)
+    shown = best_arrangement(hand, rules)
+    found = [shown]
+    seen = {frozenset(shown.melds)}
+    for arrangement in _optimal_arrangements(hand, rules, shown.points):
+        if len(found) >= limit:
+            break
+        if frozenset(arrangement.melds) not in seen:
+            seen.add(frozenset(arrangement.melds))
+            found.append(arrangement)
+    return found
