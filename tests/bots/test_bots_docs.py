@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import re
 from pathlib import Path
 
@@ -41,6 +42,5 @@ def test_the_example_bot_plays_in_the_arena(tmp_path: Path, game: str, options: 
 
 
 def test_the_doctest_examples_of_docs_bots_md_run() -> None:
-    import doctest
     result = doctest.testfile(str(DOCS), module_relative=False)
     assert result.attempted >= 1 and result.failed == 0
