@@ -69,7 +69,8 @@ from .events import (
 from .melds import MeldRules
 from .options import GameOptions
 
-# Engineering cap (RULES 1.6): a hand whose stock runs out more often than this is void.
+# Engineering cap (docs/rules.md 1, "When the stock runs out"): a hand whose stock
+# runs out more often than this is void.
 MAX_STOCK_EXHAUSTIONS = 10
 
 
@@ -321,7 +322,7 @@ class Game:
         return seat
 
     def _start_turn(self, seat: int) -> list[Event]:
-        """Give the turn to ``seat``, rebuilding an empty stock first (RULES 1.6)."""
+        """Give the turn to ``seat``, rebuilding an empty stock first (docs/rules.md 1)."""
         self.turn, self.taken, self.phase = seat, None, Phase.DRAW
         if self.stock:
             return []

@@ -3,7 +3,7 @@
 Each sets its player range, deal, card rules and the hooks where its rules differ:
 Basic Rummy melds and lays off on the table, Gin knocks after Gin's upcard offer,
 Chicago knocks under a score-dependent limit with wild 2s, and Three Thirteen goes out
-and gives everyone one last turn. RULES.md sections 2 to 5 are the specification; the
+and gives everyone one last turn. docs/rules.md sections 2 to 5 are the specification; the
 section numbers in comments point there.
 """
 
@@ -85,7 +85,7 @@ def _lowest(values: dict[int, int]) -> tuple[int, ...]:
 
 
 class BasicRummy(Game):
-    """Basic Rummy (RULES 2): melds and layoffs on the table, go out to collect."""
+    """Basic Rummy (docs/rules.md 2): melds and layoffs on the table, go out to collect."""
 
     name = "basic"
     title = "Basic Rummy"
@@ -123,7 +123,7 @@ class BasicRummy(Game):
         self.melds_this_turn = 0
         return super().end_turn(seat)
 
-    # -- melding and laying off (RULES 2.2)
+    # -- melding and laying off (docs/rules.md 2, "A turn")
 
     def _turn_can_end(self, seat: int, remaining: Sequence[Card], melds: list[tuple[Card, ...]],
                       owns_meld: bool) -> bool:
@@ -248,7 +248,7 @@ class BasicRummy(Game):
                         melds.append(tuple(run))
         return melds
 
-    # -- scoring (RULES 2.4 to 2.6)
+    # -- scoring (docs/rules.md 2, "Scoring" to "The end")
 
     def _counts(self) -> dict[int, int]:
         points = self.meld_rules.points
@@ -327,7 +327,7 @@ class BasicRummy(Game):
 
 
 class GinRummy(Game):
-    """Gin Rummy (RULES 3): the upcard offer, knocking, gin, layoffs and undercuts."""
+    """Gin Rummy (docs/rules.md 3): the upcard offer, knocking, gin, layoffs and undercuts."""
 
     name = "gin"
     title = "Gin Rummy"
@@ -349,7 +349,7 @@ class GinRummy(Game):
     def on_deal(self) -> None:
         self.passes = 0
 
-    # -- first turn (RULES 3.2)
+    # -- first turn (docs/rules.md 3, "The first turn")
 
     def _verify_pass(self, action: PassUpcard) -> None:
         """Passing is always allowed while the upcard is offered."""
@@ -364,7 +364,7 @@ class GinRummy(Game):
             self.turn, self.phase, self.stock_only = other, Phase.DRAW, True
         return events
 
-    # -- after the draw (RULES 3.3)
+    # -- after the draw (docs/rules.md 3, "A turn")
 
     def play_actions(self, seat: int) -> list[SeatAction]:
         actions = self.discard_actions(seat)
@@ -459,13 +459,13 @@ class GinRummy(Game):
         return events + self.finish_hand([reveals], outcome, winners, points, notes)
 
     def after_discard(self, seat: int) -> list[Event]:
-        if len(self.stock) <= self.options.dead_hand_stock_size:  # RULES 3.5
+        if len(self.stock) <= self.options.dead_hand_stock_size:  # docs/rules.md 3, "Dead hand"
             return self.finish_hand([], "dead", (), [0] * self.players, [
                 f"the stock is down to {len(self.stock)} cards: the hand is dead; "
                 "the same dealer deals again"])
         return self.end_turn(seat)
 
-    # -- end of the game (RULES 3.7)
+    # -- end of the game (docs/rules.md 3, "The end")
 
     def after_hand(self, result: HandScored) -> list[Event]:
         o = self.options
@@ -511,7 +511,7 @@ def _may_knock(hand: Sequence[Card], rules: MeldRules, limit: int) -> bool:
 
 
 class ChicagoRummy(Game):
-    """Chicago Rummy (RULES 4): two decks, wild 2s, knock limits that shrink, elimination."""
+    """Chicago Rummy (docs/rules.md 4): two decks, wild 2s, shrinking knock limits, elimination."""
 
     name = "chicago"
     title = "Chicago Rummy"
@@ -534,7 +534,7 @@ class ChicagoRummy(Game):
         return MeldRules(max_set_size=0, wild_rank=2)
 
     def knock_limit(self, score: int) -> int:
-        """RULES 4.3: max(0, min(knock_base_limit, elimination_score - score))."""
+        """The knock limit (docs/rules.md 4): max(0, min(base limit, elimination score - score))."""
         o = self.options
         return max(0, min(o.knock_base_limit, o.elimination_score - score))
 
@@ -654,7 +654,7 @@ class ChicagoRummy(Game):
 
 
 class ThreeThirteen(Game):
-    """Three Thirteen (RULES 5): eleven rounds of 3 to 13 cards, a new wild rank each round."""
+    """Three Thirteen (docs/rules.md 5): eleven rounds of 3 to 13 cards, a new wild rank each."""
 
     name = "three_thirteen"
     title = "Three Thirteen"

@@ -1,4 +1,4 @@
-"""Gin Rummy: RULES.md 3, worked examples G-2 to G-8 played through the engine."""
+"""Gin Rummy (docs/rules.md 3): knocks, layoffs, undercuts, gin, the first turn, dead hands."""
 
 import pytest
 from rig import card, cards, deal, poke
@@ -44,7 +44,7 @@ def knock_scenario(knocker: str, discard: str, defender: str, **options: object
     return result, show, game
 
 
-def test_g2_knock_with_layoffs() -> None:
+def test_knock_with_layoffs() -> None:
     result, show, game = knock_scenario("2c 3c 4c 9h 9s 9d Js Qs Ks 5d", "Kc",
                                         "5c 6c 9c Ts 7h 7s 7d 4d 4h 8d")
     knocker, defender = show.reveals
@@ -55,7 +55,7 @@ def test_g2_knock_with_layoffs() -> None:
 
 
 @pytest.mark.parametrize(("bonus", "points"), [(25, 34), (20, 29), (10, 19)])
-def test_g3_undercut_by_laying_off_everything(bonus: int, points: int) -> None:
+def test_undercut_by_laying_off_everything(bonus: int, points: int) -> None:
     result, show, _ = knock_scenario("Ac 2c 3c 8h 8s 8d 4h 5h 6h 9s", "Kc",
                                      "Jc Jd Jh 5s 6s 7s 2d 3d 4d 7h", undercut_bonus=bonus)
     assert show.reveals[1].points == 0
@@ -64,7 +64,7 @@ def test_g3_undercut_by_laying_off_everything(bonus: int, points: int) -> None:
 
 @pytest.mark.parametrize(("on_tie", "outcome", "points"), [(True, "undercut", [0, 25]),
                                                            (False, "tie", [0, 0])])
-def test_g4_tie(on_tie: bool, outcome: str, points: list[int]) -> None:
+def test_tie(on_tie: bool, outcome: str, points: list[int]) -> None:
     result, show, _ = knock_scenario("2c 3c 4c 9h 9s 9d Js Qs Ks 8d", "Kc",
                                      "5h 5s 5d Th Jh Qh 2s 3s 4s 8h", undercut_on_tie=on_tie)
     assert show.reveals[0].points == show.reveals[1].points == 8
@@ -72,13 +72,13 @@ def test_g4_tie(on_tie: bool, outcome: str, points: list[int]) -> None:
 
 
 @pytest.mark.parametrize(("layoff", "points"), [(False, 49), (True, 45)])
-def test_g5_gin(layoff: bool, points: int) -> None:
+def test_gin(layoff: bool, points: int) -> None:
     result, _, _ = knock_scenario("As 2s 3s 4d 4c 4h 7c 8c 9c Tc", "Kc",
                                      "Jh Qh Kh 5h 5s 5d 4s 2d 8d Qc", layoff_on_gin=layoff)
     assert result.outcome == "gin" and list(result.points) == [points, 0]
 
 
-def test_g6_first_turn_dealer_takes_the_upcard() -> None:
+def test_first_turn_dealer_takes_the_upcard() -> None:
     game = gin(dealer=1)
     deal(game, {0: "2c 3c 9h 9s Jd Qd Kd 4s 6s 8h", 1: "7d 7h 5c 5d Ac 2d 3h Th Jh Qs"}, "7c",
          stock="Ks 2s")
@@ -96,7 +96,7 @@ def test_g6_first_turn_dealer_takes_the_upcard() -> None:
     assert {a.kind for a in game.legal_actions()} == {"draw_stock", "draw_discard"}
 
 
-def test_g6_both_pass_non_dealer_must_draw_from_stock() -> None:
+def test_both_pass_non_dealer_must_draw_from_stock() -> None:
     game = gin(dealer=1)
     deal(game, {}, "7c", stock="Ks")
     game.apply(PassUpcard(0))
@@ -108,7 +108,7 @@ def test_g6_both_pass_non_dealer_must_draw_from_stock() -> None:
     assert game.hands[0][-1] == card("Ks")
 
 
-def test_g7_dead_hand_and_the_last_chance_to_knock() -> None:
+def test_dead_hand_and_the_last_chance_to_knock() -> None:
     game = gin(dealer=1)
     deal(game, {}, "Kd")
     poke(game, hands={0: "2c 3c 4c 9h 9s 9d Js Qs 5d 6h", 1: "Ac 5s 7d 8h Tc Jd Qc Kh 2d 3s"},
@@ -131,7 +131,7 @@ KEPT_BY_DEADWOOD = {
 
 @pytest.mark.parametrize(("limit", "deadwood", "allowed"), [(10, 10, True), (10, 11, False),
                                                             (0, 1, False), (0, 0, True)])
-def test_g8_knock_legality(limit: int, deadwood: int, allowed: bool) -> None:
+def test_knock_legality(limit: int, deadwood: int, allowed: bool) -> None:
     game = gin(knock_limit=limit)
     deal(game, {}, "Kd")
     poke(game, hands={0: f"{KEPT_BY_DEADWOOD[deadwood]} 8h", 1: "Ac"}, stock="2h 3h 4h",
