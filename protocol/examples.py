@@ -51,6 +51,7 @@ from rummyhall.rules import (
 )
 
 from .connection import Connection
+from .limits import MINOR
 from .messages import (
     CLIENT,
     SERVER,
@@ -123,7 +124,7 @@ class Frame:
 
 
 def _welcome(name: str) -> Welcome:
-    return Welcome(version=1, server="Rummy Hall", limits=Limits(),
+    return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
                    features=("bots", "chat", "lobby_updates", "resume", "spectators",
                              "turn_timers"),
                    session=Session(player=PLAYERS[name], token=TOKENS[name], resumed=False))
@@ -262,6 +263,10 @@ def message_examples() -> dict[str, list[Message]]:
         Error(code="stale_action", message="move 5 is over; the current move is 6", fatal=False,
               id=11),
         Error(code="server_shutdown", message="the server is shutting down", fatal=True),
+        # Gin: the knocker lays his own melds (docs/protocol.md, "Gin Rummy")
+        ActionMessage(table=TABLE, move=6, id=17, action={
+            "kind": "knock", "card": "Kh",
+            "melds": (("3c", "4c", "5c"), ("3d", "4d", "5d"), ("3h", "4h", "5h"))}),
     ]
     extra += _history_examples()
     for message in extra:

@@ -330,6 +330,8 @@ class Welcome(Message):
     features: tuple[str, ...] = spec(ArrayT(WORD, 0, 64),
                                      "optional features this server offers")
     session: Session = spec(RecordT(Session), "the client's identity")
+    minor: int | None = spec(IntT(0, 65_535), "the minor version the server speaks of "
+                             "that version (1 for 1.1); absent: 0", default=None)
 
 
 # ------------------------------------------------------------------ replies and keepalive

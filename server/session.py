@@ -40,6 +40,7 @@ from rummyhall.protocol import (
     keepalive,
 )
 from rummyhall.protocol import Error as ErrorMessage
+from rummyhall.protocol.limits import MINOR
 
 from .players import Outbox, Outgoing, Player, Prepared
 
@@ -128,7 +129,8 @@ class ServerSession:
         player, token, resumed = self.hall.admit(hello, self)
         self.player = player
         self.heard_at = trio.current_time()  # (saying hello took part of the handshake)
-        welcome = Welcome(version=self.conn.version or 1, server=s.name, limits=self.limits,
+        welcome = Welcome(version=self.conn.version or 1, minor=MINOR, server=s.name,
+                          limits=self.limits,
                           features=FEATURES, session=Session(player=player.id,
                                                              token=token,
                                                              resumed=resumed))
