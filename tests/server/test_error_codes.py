@@ -93,7 +93,7 @@ def rules_codes_raised() -> set[str]:
 
 def server_codes() -> set[str]:
     built = codes_built_in("server") | codes_built_in("protocol") | rules_codes_raised()
-    return (built & _known_words()) - NOT_SENT
+    return built - NOT_SENT
 
 
 def _known_words() -> set[str]:
