@@ -4,7 +4,8 @@ docs/protocol.md's examples and its transcript, and the conformance kit
 (``conformance.json`` beside this module), are generated from here by
 tests/protocol/gen_docs.py; tests check that they stay in step.
 
-The transcript: two clients, ada and bob, meet at a Gin table; the deal is a shuffle
+The transcript: two clients, ada and bob, meet at a Gin table (each frame where the
+server sends it: tests/server/test_transcript_order.py replays it); the deal is a shuffle
 seeded with :data:`SEED`; each seat plays a simple policy (pass the upcard, draw from the
 stock, knock when it may, else discard the card leaving the least deadwood). What each
 client receives is filtered by :func:`rummyhall.rules.event_for` and
@@ -203,8 +204,6 @@ def gin_transcript() -> list[Frame]:
     s("ada", Ok(id=3, table=TABLE))
     game = new_game("gin", players=2)
     info = _info(game, seats, "playing")
-    for name in names:
-        s(name, TableUpdate(info=info))
     for seat, name in enumerate(names):
         s(name, Snapshot(table=TABLE, seq=0, info=info, view=view_to_wire(seat_view(game, seat))))
     order = list(game.shuffle_cards())
@@ -212,6 +211,7 @@ def gin_transcript() -> list[Frame]:
     events = game.apply(Shuffle(tuple(order)))
     seq = 0
     request = 10
+    lobby_pending = True  # the lobby gathers its changes a moment: the update comes later
     while True:
         for event in events:
             seq += 1
@@ -227,6 +227,10 @@ def gin_transcript() -> list[Frame]:
         s(names[mover], YourTurn(table=TABLE, move=game.move_number,
                                  legal=tuple(action_to_wire(a) for a in game.legal_actions()),
                                  time_left_ms=TURN_MS))
+        if lobby_pending:
+            for name in names:
+                s(name, TableUpdate(info=info))
+            lobby_pending = False
         action = _policy(game)
         request += 1
         c(names[mover], ActionMessage(table=TABLE, move=game.move_number,
