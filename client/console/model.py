@@ -258,6 +258,10 @@ def showdown_lines(showdown: Showdown, info: TableInfo | None, me: int | None) -
     """The revealed hands: melds, layoffs and deadwood with its points."""
     lines = []
     for r in showdown.reveals:
+        if r.state != "shown":  # a dead or void hand shows nothing; a seat out of the hand
+            lines.append(f"{seat_name(info, r.seat, me)}: " + (
+                "not dealt in" if r.state == "out" else "cards not shown"))
+            continue
         melds = "  ".join("[" + cards_text(m) + "]" for m in r.melds) or "no melds"
         lines.append(f"{seat_name(info, r.seat, me)}: {melds}")
         extra = ""

@@ -27,6 +27,7 @@ from rummyhall.client.console.model import (
     score_chart,
     score_sheet,
     server_text,
+    showdown_lines,
 )
 from rummyhall.protocol import GameInfo, OptionInfo, SeatInfo, TableInfo, Turn
 from rummyhall.rules import (
@@ -34,7 +35,9 @@ from rummyhall.rules import (
     HandScored,
     Knock,
     Passed,
+    Reveal,
     SeatView,
+    Showdown,
     new_game,
     parse_cards,
     seat_view,
@@ -311,3 +314,11 @@ def test_gin_melds_set_aside_with_m_are_laid_by_the_knock() -> None:
     model.selected = set()
     controller.meld(["2s"])
     assert model.knock_melds == [] and not refused(model)
+
+
+def test_the_last_hand_says_which_seats_were_not_shown() -> None:
+    show = Showdown((Reveal(0, (parse_cards("3c 4c 5c"),), (), parse_cards("Kd"), 10),
+                     Reveal(1, (), (), (), 0, "hidden"), Reveal(2, (), (), (), 0, "out")))
+    lines = showdown_lines(show, None, 0)
+    assert "[3♣ 4♣ 5♣]" in lines[0] and "= 10" in lines[1]
+    assert lines[2].endswith("cards not shown") and lines[3].endswith("not dealt in")
