@@ -271,6 +271,8 @@ def message_examples() -> dict[str, list[Message]]:
         ActionMessage(table=TABLE, move=6, id=17, action={
             "kind": "knock", "card": "Kh",
             "melds": (("3c", "4c", "5c"), ("3d", "4d", "5d"), ("3h", "4h", "5h"))}),
+        # absent means nil: a big gin (a knock whose card is nil) with the card left out
+        ActionMessage(table=TABLE, move=6, id=18, action={"kind": "knock"}),
     ]
     extra += _history_examples()
     for message in extra:

@@ -9,7 +9,16 @@ from typing import Any
 import msgpack
 import pytest
 
-from rummyhall.protocol import MESSAGES, SERVER, Connection, Message, RemoteProtocolError
+from rummyhall.protocol import (
+    MESSAGES,
+    SERVER,
+    Connection,
+    Message,
+    RemoteProtocolError,
+    Snapshot,
+    Turn,
+    json_value,
+)
 from rummyhall.protocol.examples import message_examples, ready_pair
 from rummyhall.protocol.limits import INT_MAX, INT_MIN, MAX_ID, MAX_ID_LEN, MAX_KEY_LEN
 from rummyhall.protocol.schema import IdT, IntT, OptT, Spec, StrT, field_info
@@ -135,3 +144,17 @@ def test_integers_are_signed_64_bit_in_known_and_unknown_fields() -> None:
     assert isinstance(server_takes({**base, "move": INT_MAX}), Message)
     got = server_takes({**base, "move": INT_MAX + 1})
     assert isinstance(got, RemoteProtocolError) and (got.code, got.fatal) == ("bad_frame", True)
+
+
+def test_a_server_message_may_leave_out_any_field_that_may_be_nil() -> None:
+    """Absent means nil in what a client reads too (turn.time_left_ms, snapshot.view...)."""
+    client, _ = ready_pair()
+    turn = {"type": "turn", "table": 1, "seat": 0, "move": 3}
+    client.receive_data(frame(turn))
+    got = client.next_event()
+    assert isinstance(got, Turn) and got.time_left_ms is None
+    snapshot = json_value(message_examples()["snapshot"][0].to_wire())
+    del snapshot["view"]
+    client.receive_data(frame(snapshot))
+    got = client.next_event()
+    assert isinstance(got, Snapshot) and got.view is None
