@@ -2,7 +2,7 @@
 
 import random
 
-from .base import Strategy
+from .base import Strategy, is_offered, knock_with_melds
 from .random_bot import RandomBot
 from .simple_bot import SimpleBot
 from .strong_bot import StrongBot, StrongParams
@@ -25,4 +25,4 @@ def make_strategy(name: str, rng: random.Random | None = None) -> Strategy:
 
 
 __all__ = ["STRATEGIES", "RandomBot", "SimpleBot", "Strategy", "StrongBot", "StrongParams",
-           "make_strategy"]
+           "is_offered", "knock_with_melds", "make_strategy"]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Protocol
 
-from rummyhall.rules import SeatAction, SeatView
+from rummyhall.rules import Card, Knock, SeatAction, SeatView
 
 
 class Strategy(Protocol):
@@ -18,5 +19,21 @@ class Strategy(Protocol):
     needs_view: bool
 
     def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
-        """Return one of ``legal`` (never empty)."""
+        """Return one of ``legal`` (never empty), or a Gin knock of ``legal`` with the
+        knocker's own melds (:func:`knock_with_melds`)."""
         ...
+
+
+def knock_with_melds(knock: Knock, melds: Sequence[Sequence[Card]]) -> Knock:
+    """``knock`` (one of the legal actions) laying ``melds``: the knocker's own arrangement
+    of the cards he keeps, the rest being his deadwood (Gin; docs/rules.md, "The showdown").
+    The rules check the melds when the knock is played."""
+    return dataclasses.replace(knock, melds=tuple(tuple(m) for m in melds))
+
+
+def is_offered(action: SeatAction, legal: Sequence[SeatAction]) -> bool:
+    """True if ``action`` is one of ``legal``, or one of its knocks with melds named."""
+    if action in legal:
+        return True
+    return isinstance(action, Knock) and action.melds is not None and \
+        dataclasses.replace(action, melds=None) in legal

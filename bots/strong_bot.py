@@ -22,7 +22,9 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   from the pile; the card's partners are live) times ``w`` points. Cards whose partners
   are dead have no potential and no danger, so they go first among equals.
 - **Ending the hand.**
-  Gin: gin at once; knock when the chance of an undercut is small: the opponent's
+  Gin: gin at once; knock when the chance of an undercut is small (and lay, among the
+  arrangements of least deadwood, the one exposed to the fewest expected layoff points:
+  ``own_melds``); the opponent's
   deadwood after layoffs is modelled as normal around a mean that falls with the number
   of cards drawn (:data:`GIN_OPPONENT`, measured in self-play), and the bot knocks when
   ``P(opponent <= mine)`` is below ``knock_risk`` (2%: early in the hand any legal
@@ -63,9 +65,11 @@ from rummyhall.rules import (
     can_lay_off,
     deadwood_points,
     discard_deadwoods,
+    optimal_arrangements,
     view_meld_rules,
 )
 
+from .base import knock_with_melds
 from .evaluation import HandEvaluator
 from .tracking import HandMemory, Tracker, next_seat, unseen_faces
 
@@ -100,6 +104,8 @@ class StrongParams:
     chicago_risk_fatal: float = 0.08  # ... when the penalty would eliminate us
     rummy_hold: int = 2  # Basic: hold melds for going rummy with this many loose cards
     potential_cards: int = 11  # no potential beyond this hand size (the solver's cost)
+    own_melds: bool = True  # Gin: lay our own melds when the choice limits the layoffs
+    known_weight: float = 10.0  # ... a card the opponent is known to hold counts this much
 
 
 def _interpolate(table: Sequence[tuple[int, float, float]], x: float) -> tuple[float, float]:
@@ -281,10 +287,47 @@ class _Turn:
         if self.game == "three_thirteen" or low == 0:
             return safest  # go out, gin, rummy: at once
         if self.game == "gin":
-            return safest if self.gin_knock(low) else None
+            if not self.gin_knock(low):
+                return None
+            melds = self.knock_melds(safest) if isinstance(safest, Knock) else None
+            return safest if melds is None or not isinstance(safest, Knock) else \
+                knock_with_melds(safest, melds)
         if self.game == "chicago":
             return safest if self.chicago_knock(low) else None
         return safest
+
+    def knock_melds(self, knock: Knock) -> tuple[tuple[Card, ...], ...] | None:
+        """Gin: the melds to lay with ``knock``, or None to let the server lay its default.
+
+        Among the arrangements with the least deadwood, the one that takes the fewest
+        expected layoff points: each card we cannot place counts its points once per copy
+        unseen, each card the opponent took from the pile ``known_weight`` times. The
+        melds are named only when that beats the solver's first arrangement.
+        """
+        if not self.params.own_melds or knock.card is None:
+            return None
+        view, rules = self.view, self.rules
+        kept = [c for c in view.hand if c != knock.card]
+        choices = optimal_arrangements(kept, rules, limit=32)
+        if len(choices) < 2:
+            return None
+        unseen = unseen_faces(view, self.mem, (knock.card,))
+        known = self.mem.known.get(self.next, set()) if self.next is not None else set()
+        live = [(Card(face), n) for face, n in enumerate(unseen) if n]
+
+        def exposure(melds: tuple[tuple[Card, ...], ...]) -> float:
+            total = 0.0
+            for card, n in live:
+                if any(can_lay_off(m, (card,), rules) for m in melds):
+                    total += n * rules.points(card)
+            for card in known:
+                if any(can_lay_off(m, (card,), rules) for m in melds):
+                    total += self.params.known_weight * rules.points(card)
+            return total
+
+        scores = [exposure(a.melds) for a in choices]
+        best = min(range(len(choices)), key=scores.__getitem__)
+        return choices[best].melds if scores[best] < scores[0] else None
 
     def gin_knock(self, deadwood: int) -> bool:
         view, p = self.view, self.params

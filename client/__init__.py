@@ -1,6 +1,6 @@
 """The client side: the connection library, the client's model of a table, the bot runner."""
 
-from .bot import Bot, GameResult, StrategyBot, play_table, run_bot
+from .bot import Bot, GameResult, StrategyBot, knock_with_melds, play_table, run_bot
 from .model import apply_event, apply_turn
 from .session import (
     ClientError,
@@ -26,6 +26,7 @@ __all__ = [
     "Update",
     "apply_event",
     "apply_turn",
+    "knock_with_melds",
     "open_session",
     "play_table",
     "run_bot",

@@ -3,7 +3,9 @@
 ``run_bot`` connects, creates a table (and fills the other seats with house bots) or
 joins one, plays games back to back, and rides out dropped connections with its token.
 A bot sees exactly what its seat may see: the :class:`~rummyhall.rules.SeatView` the
-client library keeps up to date, and the legal actions the server sent.
+client library keeps up to date, and the legal actions the server sent. It answers with
+one of them, or in Gin with a knock of them laying its own melds
+(:func:`~rummyhall.bots.knock_with_melds`, re-exported here).
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ from dataclasses import dataclass
 
 import trio
 
-from rummyhall.bots import Strategy
+from rummyhall.bots import Strategy, knock_with_melds
 from rummyhall.protocol import DEFAULT_PORT
 from rummyhall.rules import GAMES, Event, SeatAction, SeatView
 
 from .session import RequestRefused, ServerClosed, Session, open_session
 
 log = logging.getLogger("rummyhall.bot")
+
+__all__ = ["Bot", "GameResult", "StrategyBot", "knock_with_melds", "play_table", "run_bot"]
 
 
 class Bot:
@@ -34,7 +38,8 @@ class Bot:
     needs_view = True
 
     def choose(self, view: SeatView, legal: Sequence[SeatAction]) -> SeatAction:
-        """Return one of ``legal`` (never empty) for the seat whose view is ``view``."""
+        """Return one of ``legal`` (never empty) for the seat whose view is ``view``, or a
+        Gin knock of ``legal`` laying the bot's own melds (:func:`knock_with_melds`)."""
         raise NotImplementedError
 
     def on_event(self, table: int, event: Event, view: SeatView | None) -> None:

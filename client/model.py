@@ -57,7 +57,7 @@ def _deal(view: SeatView, e: HandDealt) -> SeatView:
         hand=tuple(sorted(own or (), key=sort_key)), hand_sizes=e.hand_sizes,
         discard_pile=(e.upcard,), stock_count=e.stock_count, wild_rank=e.wild_rank,
         knock_limits=e.knock_limits, melds=(), taken=None, out_seat=None, last_showdown=None,
-        phase="upcard" if view.game == "gin" else "draw")
+        phase="upcard" if view.game == "gin" else "draw", hand_ended=False)
 
 
 def _draw(view: SeatView, e: Drew) -> SeatView:
@@ -111,7 +111,7 @@ def _showdown(view: SeatView, e: Showdown) -> SeatView:
 def _scored(view: SeatView, e: HandScored) -> SeatView:
     results = view.results if e.outcome in ("void", "dead") else (*view.results, e)
     return dataclasses.replace(view, scores=e.totals, results=results, phase="deal",
-                               to_move=None, taken=None)
+                               to_move=None, taken=None, hand_ended=True)
 
 
 def _eliminated(view: SeatView, e: Eliminated) -> SeatView:

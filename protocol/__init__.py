@@ -34,7 +34,15 @@ from .errors import (
     RemoteProtocolError,
 )
 from .framing import FrameDecoder, encode_frame, json_value
-from .limits import DEFAULT_PORT, MAX_FRAME, MAX_SERVER_FRAME, PROTOCOL, VERSION, VERSIONS
+from .limits import (
+    DEFAULT_PORT,
+    MAX_FRAME,
+    MAX_SERVER_FRAME,
+    PROTOCOL,
+    VERSION,
+    VERSIONS,
+    keepalive,
+)
 from .messages import (
     CLIENT,
     MESSAGES,
@@ -116,6 +124,6 @@ __all__ = [
     "Sentinel", "Session", "Snapshot", "Start", "State", "TableInfo", "TableRemoved",
     "TableUpdate", "Tables", "TokenBucket", "Turn", "Watch", "Welcome", "YourTurn",
     "action_from_wire", "action_to_wire", "encode_frame", "error_message", "event_from_wire",
-    "event_to_wire", "games_catalogue", "json_value", "legal_from_wire", "to_wire",
-    "view_from_wire", "view_to_wire"
+    "event_to_wire", "games_catalogue", "json_value", "keepalive", "legal_from_wire",
+    "to_wire", "view_from_wire", "view_to_wire",
 ]

@@ -57,9 +57,6 @@ _CONNECTION = _codes(
     ("rate_limited", False, "the frame arrived with the rate bucket empty and was ignored; "
                             "retry_ms says when the server takes frames again (fatal once "
                             "burst frames in a row were refused)"),
-    ("slow_consumer", True, "the client does not read fast enough: more bytes wait for it "
-                            "than the server holds for one connection (the connection "
-                            "closes; the error is not sent)"),
     ("session_replaced", True, "the same player connected again with its token; this older "
                                "connection is closed"),
     ("server_full", True, "the server has max_connections connections already"),
@@ -93,9 +90,17 @@ _LOBBY = _codes(
                               "bots"),
     ("no_such_game", False, "get_record: no game played has this number"),
     ("no_history", False, "the server keeps no history (it runs without its data file)"),
+    ("not_your_seat", False, "action: its map names a seat that is not the sender's own "
+                             "(a client never needs to name its seat)"),
     ("stale_action", False, "the action names a move that is not the current one; nothing "
                             "changed (a fresh your_turn follows when it is still your turn)"),
 )
+
+
+NEVER_SENT: frozenset[str] = frozenset({"bad_shuffle", "illegal_action", "rules_error"})
+"""Codes of rules errors that no server request can cause: shuffles are the server's own,
+and the two roots are never raised themselves. The table lists only codes a server sends
+(tests/server/test_error_codes.py checks it against the server's code)."""
 
 
 def _rules_codes() -> dict[str, ErrorCode]:
@@ -105,15 +110,17 @@ def _rules_codes() -> dict[str, ErrorCode]:
     while pending:
         cls = pending.pop()
         pending.extend(cls.__subclasses__())
+        if cls.code in NEVER_SENT:
+            continue
         doc = (cls.__doc__ or cls.__name__).strip().splitlines()[0]
-        if cls.code == "bad_shuffle":
-            doc += " (never sent: shuffles are the server's own)"
         found.setdefault(cls.code, ErrorCode(cls.code, False, "rules: " + doc))
     return dict(sorted(found.items()))
 
 
 ERROR_CODES: dict[str, ErrorCode] = {**_CONNECTION, **_LOBBY, **_rules_codes()}
-"""Every error code of protocol version 1, in the order of the document's table."""
+"""Every error code a server of protocol version 1 sends, in the order of the document's
+table. (A connection that does not read is closed without an error: the server logs it
+as slow_consumer.)"""
 
 
 class ProtocolError(Exception):

@@ -4,7 +4,8 @@ docs/protocol.md's examples and its transcript, and the conformance kit
 (``conformance.json`` beside this module), are generated from here by
 tests/protocol/gen_docs.py; tests check that they stay in step.
 
-The transcript: two clients, ada and bob, meet at a Gin table; the deal is a shuffle
+The transcript: two clients, ada and bob, meet at a Gin table (each frame where the
+server sends it: tests/server/test_transcript_order.py replays it); the deal is a shuffle
 seeded with :data:`SEED`; each seat plays a simple policy (pass the upcard, draw from the
 stock, knock when it may, else discard the card leaving the least deadwood). What each
 client receives is filtered by :func:`rummyhall.rules.event_for` and
@@ -51,6 +52,7 @@ from rummyhall.rules import (
 )
 
 from .connection import Connection
+from .limits import MINOR
 from .messages import (
     CLIENT,
     SERVER,
@@ -123,7 +125,7 @@ class Frame:
 
 
 def _welcome(name: str) -> Welcome:
-    return Welcome(version=1, server="Rummy Hall", limits=Limits(),
+    return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
                    features=("bots", "chat", "lobby_updates", "resume", "spectators",
                              "turn_timers"),
                    session=Session(player=PLAYERS[name], token=TOKENS[name], resumed=False))
@@ -202,8 +204,6 @@ def gin_transcript() -> list[Frame]:
     s("ada", Ok(id=3, table=TABLE))
     game = new_game("gin", players=2)
     info = _info(game, seats, "playing")
-    for name in names:
-        s(name, TableUpdate(info=info))
     for seat, name in enumerate(names):
         s(name, Snapshot(table=TABLE, seq=0, info=info, view=view_to_wire(seat_view(game, seat))))
     order = list(game.shuffle_cards())
@@ -211,6 +211,7 @@ def gin_transcript() -> list[Frame]:
     events = game.apply(Shuffle(tuple(order)))
     seq = 0
     request = 10
+    lobby_pending = True  # the lobby gathers its changes a moment: the update comes later
     while True:
         for event in events:
             seq += 1
@@ -226,6 +227,10 @@ def gin_transcript() -> list[Frame]:
         s(names[mover], YourTurn(table=TABLE, move=game.move_number,
                                  legal=tuple(action_to_wire(a) for a in game.legal_actions()),
                                  time_left_ms=TURN_MS))
+        if lobby_pending:
+            for name in names:
+                s(name, TableUpdate(info=info))
+            lobby_pending = False
         action = _policy(game)
         request += 1
         c(names[mover], ActionMessage(table=TABLE, move=game.move_number,
@@ -262,6 +267,12 @@ def message_examples() -> dict[str, list[Message]]:
         Error(code="stale_action", message="move 5 is over; the current move is 6", fatal=False,
               id=11),
         Error(code="server_shutdown", message="the server is shutting down", fatal=True),
+        # Gin: the knocker lays his own melds (docs/protocol.md, "Gin Rummy")
+        ActionMessage(table=TABLE, move=6, id=17, action={
+            "kind": "knock", "card": "Kh",
+            "melds": (("3c", "4c", "5c"), ("3d", "4d", "5d"), ("3h", "4h", "5h"))}),
+        # absent means nil: a big gin (a knock whose card is nil) with the card left out
+        ActionMessage(table=TABLE, move=6, id=18, action={"kind": "knock"}),
     ]
     extra += _history_examples()
     for message in extra:

@@ -6,11 +6,16 @@ must respect in the ``limits`` of its ``welcome``.
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 PROTOCOL: Final = "rummyhall"
 VERSION: Final = 1
 VERSIONS: Final = (1,)
+MINOR: Final = 1
+"""The minor version of :data:`VERSION` this implementation speaks: 1.1. A minor version
+only adds (optional fields, message types, kinds, codes); docs/protocol.md section 13
+lists what each one added."""
 DEFAULT_PORT: Final = 7654
 
 # ---------------------------------------------------------------- frame rules
@@ -47,6 +52,8 @@ BURST: Final = 200
 HANDSHAKE_SECONDS: Final = 10
 IDLE_SECONDS: Final = 120
 PING_SECONDS: Final = 30
+MIN_IDLE_SECONDS: Final = 3
+"""The shortest idle timeout a server applies: a ping interval of 1 s is a third of it."""
 TURN_SECONDS: Final = 0
 GRACE_SECONDS: Final = 120
 MAX_CONNECTIONS: Final = 1024
@@ -59,3 +66,14 @@ TABLES_PER_PAGE: Final = 64
 MAX_TABLES_LIMIT: Final = 500
 """The most tables a server may have at once: a ``tables`` reply listing that many, each
 as large as a table can be (8 seats, the longest names), fits in one frame."""
+
+
+def keepalive(idle_seconds: float) -> tuple[float, int]:
+    """The idle timeout a server applies for a setting of ``idle_seconds``, and the ping
+    interval it announces: at most a third of the timeout, whatever the setting.
+
+    >>> keepalive(120), keepalive(20), keepalive(1), keepalive(3.9)
+    ((120, 30), (20, 6), (3, 1), (3.9, 1))
+    """
+    idle = max(MIN_IDLE_SECONDS, idle_seconds)
+    return idle, max(1, min(PING_SECONDS, math.floor(idle) // 3))

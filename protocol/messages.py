@@ -13,9 +13,9 @@ plain slotted dataclasses: a frozen one's guard on ``__setattr__`` would make ev
 field of every received message cost a call to set (about 130 ns an event, 7% of a
 round trip in bench/bench_protocol.py).
 
-Field rules: a field whose default is None is *optional* on the wire (left out when
-None; absent and nil mean the same); every other field is *required* (nil only where its
-type says ``| nil``). Unknown fields are ignored.
+Field rules: a field whose type says ``| nil`` may be absent, and absent means nil,
+whoever sends it; one whose default is None is moreover left out of what we send when
+None. Every other field is *required*. Unknown fields are ignored.
 
     >>> Ping(id=7).to_wire()
     {'type': 'ping', 'id': 7}
@@ -330,6 +330,8 @@ class Welcome(Message):
     features: tuple[str, ...] = spec(ArrayT(WORD, 0, 64),
                                      "optional features this server offers")
     session: Session = spec(RecordT(Session), "the client's identity")
+    minor: int | None = spec(IntT(0, 65_535), "the minor version the server speaks of "
+                             "that version (1 for 1.1); absent: 0", default=None)
 
 
 # ------------------------------------------------------------------ replies and keepalive

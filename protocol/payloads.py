@@ -100,6 +100,8 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "Reveal.layoffs": "Gin: [card, index of the knocker's meld it joined] per card laid off",
     "Reveal.deadwood": "its unmatched cards",
     "Reveal.points": "its deadwood points",
+    "Reveal.state": "shown, hidden (a dead or void hand: no card shown) or out (not dealt "
+                    "in this hand); see Enumerated values",
     "hand_scored.outcome": "out, rummy, knock, gin, big_gin, undercut, tie, exhausted, dead, "
                            "void, seven_twos, round or bonus",
     "hand_scored.winners": "the seats that won the hand",
@@ -112,6 +114,10 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "SeatView.seat": "the seat this view belongs to; nil for a spectator",
     "SeatView.phase": "deal, upcard, draw, play, rebuild or game_over",
     "SeatView.hand_no": "the current hand's number (0 before the first deal)",
+    "SeatView.hand_ended": "true between two hands and once the game is over: then "
+                           "hand_no, round, dealer, wild_rank, knock_limits, the hands and "
+                           "piles are the finished hand's (its result is the last of "
+                           "results); the next hand's come in its deal event",
     "SeatView.to_move": "the seat whose decision the game waits for; nil when none",
     "SeatView.move_number": "the number an action must name in its `move` field",
     "SeatView.hand": "this seat's cards, in display order (empty for a spectator)",
@@ -129,6 +135,9 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "action.cards": "the cards to meld or to lay off",
     "action.meld": "the table meld to lay off on",
     "knock_action.card": "the card to discard; nil for big gin",
+    "knock_action.melds": "Gin: the melds the knocker lays, each an array of his cards "
+                          "(the cards he keeps but does not name are his deadwood); "
+                          "absent or nil: the server lays the best arrangement",
     "go_out_action.card": "the card to discard",
 }
 
@@ -255,6 +264,23 @@ def _field_names(cls: type, skip: tuple[str, ...]) -> tuple[str, ...]:
     return names
 
 
+_DEFAULT_NONE: dict[type, frozenset[str]] = {}
+
+
+def _default_none(cls: type) -> frozenset[str]:
+    """The fields of ``cls`` whose default is None: left out of the wire map when None.
+
+    They are the fields added to a record after it was first published (a knock's
+    ``melds``); absent and nil mean the same on the wire, so leaving them out keeps the
+    older form of the message byte for byte.
+    """
+    names = _DEFAULT_NONE.get(cls)
+    if names is None:
+        names = frozenset(f.name for f in dataclasses.fields(cls) if f.default is None)
+        _DEFAULT_NONE[cls] = names
+    return names
+
+
 def _dataclass_to_wire(obj: Any, skip: tuple[str, ...] = ()) -> Wire:
     d: Wire = {}
     kind = getattr(obj, "kind", None)
@@ -263,8 +289,11 @@ def _dataclass_to_wire(obj: Any, skip: tuple[str, ...] = ()) -> Wire:
     for name in _field_names(type(obj), skip):
         value = getattr(obj, name)
         kind_of = type(value)
-        if kind_of is int or kind_of is str or kind_of is bool or value is None:
+        if kind_of is int or kind_of is str or kind_of is bool:
             d[name] = value  # the common scalars, without a call
+        elif value is None:
+            if name not in _default_none(type(obj)):
+                d[name] = value
         else:
             d[name] = to_wire(value)
     return d
@@ -319,11 +348,18 @@ def _reader(hint: Any) -> Reader:
     raise TypeError(f"no reader for {hint}")
 
 
+def _optional(hint: Any) -> bool:
+    return typing.get_origin(hint) in (typing.Union, types.UnionType) and \
+        _NONE in typing.get_args(hint)
+
+
 def _record_reader(cls: type[Any], skip: tuple[str, ...] = ()) -> Reader:
     hints = _hints(cls)
-    fields = [(f.name, _reader(hints[f.name])) for f in dataclasses.fields(cls)
-              if f.name not in skip]
-    return lambda d, **extra: cls(**extra, **{name: r(d[name]) for name, r in fields})
+    fields = [(f.name, _reader(hints[f.name]), _optional(hints[f.name]))
+              for f in dataclasses.fields(cls) if f.name not in skip]
+    # A field that may be nil may also be absent: absent means nil (docs/protocol.md 2).
+    return lambda d, **extra: cls(**extra, **{
+        name: r(d.get(name) if optional else d[name]) for name, r, optional in fields})
 
 
 _ACTION_READERS: Final = {kind: _record_reader(cls, ("seat",)) for kind, cls in
@@ -354,9 +390,14 @@ def action_from_wire(wire: object, seat: int) -> SeatAction:
     """The rules action a client sent for ``seat`` (which comes from the connection).
 
     Raises a non-fatal :class:`RemoteProtocolError` (``bad_message``, ``bad_card``) when
-    ``wire`` is not a valid action map.
+    ``wire`` is not a valid action map, and ``not_your_seat`` when it names a ``seat``
+    (which a client never needs to) other than ``seat``.
     """
     d = _checked(ACTION, wire, "action")
+    named = d.get("seat")
+    if named is not None and named != seat:  # never a quiet answer about one's own seat
+        raise RemoteProtocolError(f"action.seat: you play seat {seat}, not seat {named!r}",
+                                  code="not_your_seat", fatal=False)
     action: SeatAction = _ACTION_READERS[d["kind"]](d, seat=seat)
     return action
 

@@ -96,7 +96,7 @@ def _extras(d: Mapping[object, object], known: frozenset[str], path: str, depth:
     """Check the unknown fields of a map against the frame rules (they are otherwise ignored)."""
     for key, value in d.items():
         if key not in known:
-            check_value(value, depth + 1)
+            check_value({key: value}, depth)  # the key's length and the value, as a frame
 
 
 class _Gen:
@@ -165,10 +165,12 @@ class IntT(Spec):
     hi: int = INT_MAX
 
     def emit_check(self, g: _Gen, var: str, path: str, depth: str) -> list[str]:
-        if (self.lo, self.hi) == (INT_MIN, INT_MAX):  # msgpack's own range: nothing to add
-            return [f"if type({var}) is not int: " + self.fail(g, var, path)]
+        # msgpack also decodes unsigned 64-bit integers: above INT_MAX one breaks the frame
+        # rules (bad_frame), whatever the field's own range.
         if self.hi == INT_MAX:
-            return [f"if type({var}) is not int or {var} < {self.lo}: " + self.fail(g, var, path)]
+            low = "" if self.lo == INT_MIN else f" or {var} < {self.lo}"
+            return [f"if type({var}) is not int{low}: " + self.fail(g, var, path),
+                    f"if {var} > {INT_MAX}: " + self.fail(g, var, path, "bad_frame")]
         return [f"if type({var}) is not int or not {self.lo} <= {var} <= {self.hi}: "
                 + self.fail(g, var, path)]
 
@@ -265,6 +267,7 @@ class ScalarT(Spec):
     def emit_check(self, g: _Gen, var: str, path: str, depth: str) -> list[str]:
         t = g.temp()
         return [f"{t} = type({var})",
+                f"if {t} is int and {var} > {INT_MAX}: " + self.fail(g, var, path, "bad_frame"),
                 f"if not ({t} is bool or ({t} is int and {INT_MIN} <= {var} <= {INT_MAX}) or "
                 f"({t} is str and len({var}) <= {MAX_TEXT})): " + self.fail(g, var, path)]
 
@@ -390,7 +393,8 @@ class MapT(Spec):
 
 
 class PayloadT(Spec):
-    """A map checked in place (not copied): ``fields`` are all required, nil only via OptT.
+    """A map checked in place (not copied): ``fields`` are required but those of an OptT,
+    which may be nil or absent (absent means nil).
 
     ``kind`` is the value of its "kind" field when the record is a variant of a
     :class:`UnionT`. ``name`` names the record in the document.
@@ -429,7 +433,9 @@ class PayloadT(Spec):
             v = g.temp("v")
             where = f"{path} + '.{name}'"
             # Every check starts with a type test, which MISSING fails ("got nothing").
-            lines += [f"try: {v} = {var}[{name!r}]", f"except KeyError: {v} = MISSING",
+            # A field that may be nil may be absent: absent means nil.
+            absent = "None" if isinstance(spec, OptT) else "MISSING"
+            lines += [f"try: {v} = {var}[{name!r}]", f"except KeyError: {v} = {absent}",
                       *spec.emit_check(g, v, where, f"{depth} + 1")]
         lines.append(f"if len({var}) != {len(known)}: "
                      f"_extras({var}, {g.const(frozenset(known), 'known')}, {path}, {depth})")
@@ -577,7 +583,7 @@ def compile_record(cls: type[Any], label: str, head: Mapping[str, str] | None = 
     for name, info, required in fields:
         path = repr(f"{label}.{name}")
         v = f"v_{name}"
-        if not required:
+        if not required or isinstance(info.spec, OptT):  # absent means nil
             body += [f"{v} = d.get({name!r})", f"if {v} is not None: n += 1",
                      f"elif {name!r} in d: n += 1"]
         else:  # a subscript is faster than get(); try costs nothing when no key is missing
@@ -587,7 +593,8 @@ def compile_record(cls: type[Any], label: str, head: Mapping[str, str] | None = 
                         f"{info.spec.describe()!r}, MISSING)")
         body += info.spec.emit_convert(g, v, path, "depth + 1")
         check = info.spec.emit_check(g, v, path, "depth + 1")
-        body += check if required else [f"if {v} is not None:", *_indent(check)]
+        body += check if required and not isinstance(info.spec, OptT) else [
+            f"if {v} is not None:", *_indent(check)]
     body += [f"if len(d) != n: _extras(d, {g.const(known, 'known')}, path, depth)",
              "o = _new(CLS)",
              *(f"o.{name} = v_{name}" for name, _, _ in fields),

@@ -37,6 +37,10 @@ from .errors import (
     WrongPhase,
 )
 from .events import (
+    CALLS,
+    DRAW_SOURCES,
+    OUTCOMES,
+    REVEAL_STATES,
     Discarded,
     Drew,
     Eliminated,
@@ -53,7 +57,7 @@ from .events import (
     StockRebuilt,
     WentOut,
 )
-from .game import PHASE_ACTIONS, Game, Phase, TableMeld
+from .game import PHASE_ACTIONS, PHASE_MEANINGS, Game, Phase, TableMeld
 from .melds import MeldRules, can_lay_off, meld_kind, order_meld
 from .options import (
     GameOptions,
@@ -68,9 +72,11 @@ from .solver import (
     best_arrangement,
     best_discard,
     best_layoffs,
+    chosen_arrangement,
     deadwood_points,
     discard_deadwoods,
     knocker_arrangement,
+    optimal_arrangements,
 )
 from .variants import (
     GAMES,
@@ -84,7 +90,8 @@ from .variants import (
 from .views import SeatView, event_for, seat_view, view_meld_rules, visible_cards
 
 __all__ = [
-    "ACTION_KINDS", "GAMES", "PHASE_ACTIONS", "Action", "Arrangement", "BadShuffle",
+    "ACTION_KINDS", "CALLS", "DRAW_SOURCES", "GAMES", "OUTCOMES", "PHASE_ACTIONS",
+    "PHASE_MEANINGS", "REVEAL_STATES", "Action", "Arrangement", "BadShuffle",
     "BasicRummy", "CannotGoOut", "Card", "CardError", "CardNotHeld", "ChicagoRummy",
     "DeclareRummy", "Discard", "Discarded", "DrawDiscard", "DrawStock", "Drew", "Eliminated",
     "Event", "Game", "GameOptions", "GameOver", "GinRummy", "GoOut", "HandDealt", "HandScored",
@@ -93,8 +100,10 @@ __all__ = [
     "OptionError", "OptionSpec", "PassUpcard", "Passed", "Phase", "Reveal", "RulesError",
     "SeatAction", "SeatView", "Showdown", "Shuffle", "StockRebuilt", "TableMeld",
     "ThreeThirteen", "WentOut", "WrongPhase", "best_arrangement", "best_discard",
-    "best_layoffs", "can_lay_off", "deadwood_points", "discard_deadwoods", "event_for",
+    "best_layoffs", "can_lay_off", "chosen_arrangement", "deadwood_points",
+    "discard_deadwoods", "event_for",
     "format_cards", "knocker_arrangement", "make_deck", "meld_kind", "meld_rules_for",
-    "new_game", "option_specs", "options_to_dict", "order_meld", "parse_cards", "parse_options",
+    "new_game", "optimal_arrangements", "option_specs", "options_to_dict", "order_meld",
+    "parse_cards", "parse_options",
     "seat_view", "sort_key", "view_meld_rules", "visible_cards",
 ]

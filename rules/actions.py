@@ -98,15 +98,20 @@ class LayOff:
 class Knock:
     """Gin and Chicago: discard ``card`` and end the hand (knock, gin or rummy).
 
-    In Gin, ``card=None`` is big gin (all eleven cards melded, where the table allows it).
+    In Gin, ``card=None`` is big gin (all eleven cards melded, where the table allows it),
+    and ``melds`` may name the knocker's own arrangement: the melds he lays down, the
+    rest of his kept cards being his deadwood (None: the server lays the best one).
     """
 
     seat: int
     card: Card | None
+    melds: tuple[tuple[Card, ...], ...] | None = None
     kind: ClassVar[str] = "knock"
 
     def __str__(self) -> str:
         what = "big gin" if self.card is None else f"knock, discarding {self.card}"
+        if self.melds is not None:
+            what += ", laying " + (" | ".join(format_cards(m) for m in self.melds) or "no meld")
         return f"seat {self.seat}: {what}"
 
 

@@ -111,20 +111,66 @@ class WentOut:
     kind: ClassVar[str] = "go_out"
 
 
+DRAW_SOURCES: dict[str, str] = {
+    "stock": "the top card of the stock (only the drawer sees which)",
+    "discard": "the top card of the discard pile (Gin's upcard included)",
+}
+"""The values of :attr:`Drew.source`, with their meaning."""
+
+CALLS: dict[str, str] = {
+    "knock": "Gin or Chicago: a knock with some deadwood within the knock limit",
+    "gin": "Gin: every kept card melded after the discard",
+    "big_gin": "Gin: all eleven cards melded, no discard (where big_gin_bonus is not 0)",
+    "rummy": "Chicago: every card melded, at the start of the turn or after the discard",
+}
+"""The values of :attr:`Knocked.call`, with their meaning."""
+
+OUTCOMES: dict[str, str] = {
+    "out": "Basic Rummy: a player went out (melded, laid off or discarded his last card)",
+    "rummy": "Basic Rummy: went out in one turn with nothing melded before (going rummy); "
+             "Chicago: a rummy ended the hand",
+    "exhausted": "Basic Rummy: the stock ran out stock_exhaustion_limit times; the lowest "
+                 "count scores",
+    "knock": "Gin: the knocker had less deadwood than the defender; Chicago: a knock ended "
+             "the hand",
+    "gin": "Gin: the knocker went gin",
+    "big_gin": "Gin: the knocker went big gin",
+    "undercut": "Gin: the defender had less deadwood than the knocker (or as much, with "
+                "undercut_on_tie)",
+    "tie": "Gin: equal deadwood with undercut_on_tie false: nobody scores",
+    "dead": "Gin: the stock fell to dead_hand_stock_size without a knock: no score, the "
+            "same dealer deals again",
+    "void": "the stock ran out more than 10 times in one hand (an engineering cap): no "
+            "score, the same dealer deals again",
+    "seven_twos": "Chicago: rummy with seven 2s, which wins the game at once",
+    "round": "Three Thirteen: a round ended; each player adds his unmelded points",
+    "bonus": "Three Thirteen under deuces_arent_wild: a tie-break round; totals do not change",
+}
+"""The values of :attr:`HandScored.outcome`, with their meaning."""
+
+REVEAL_STATES: dict[str, str] = {
+    "shown": "the seat's cards are shown, arranged",
+    "hidden": "the hand ended without a showdown (a dead or void hand): no card is shown",
+    "out": "the seat had no cards in this hand (eliminated, or not in a bonus round)",
+}
+"""The values of :attr:`Reveal.state`, with their meaning."""
+
+
 @dataclass(frozen=True, slots=True)
 class Reveal:
-    """One seat's cards at a showdown, arranged."""
+    """One seat's cards at a showdown, arranged; every seat of the table has one."""
 
     seat: int
     melds: tuple[tuple[Card, ...], ...]
     layoffs: tuple[tuple[Card, int], ...]  # (card, index of the knocker's meld it joined)
     deadwood: tuple[Card, ...]
     points: int
+    state: str = "shown"  # a key of REVEAL_STATES
 
 
 @dataclass(frozen=True, slots=True)
 class Showdown:
-    """The end of a hand: the hands are shown."""
+    """The end of a hand: the hands are shown, one :class:`Reveal` per seat in seat order."""
 
     reveals: tuple[Reveal, ...]
     kind: ClassVar[str] = "showdown"

@@ -62,13 +62,15 @@ from .events import (
     GameOver,
     HandDealt,
     HandScored,
+    Reveal,
     Showdown,
     StockRebuilt,
 )
 from .melds import MeldRules
 from .options import GameOptions
 
-# Engineering cap (RULES 1.6): a hand whose stock runs out more often than this is void.
+# Engineering cap (docs/rules.md 1, "When the stock runs out"): a hand whose stock
+# runs out more often than this is void.
 MAX_STOCK_EXHAUSTIONS = 10
 
 
@@ -92,6 +94,20 @@ PHASE_ACTIONS: dict[Phase, frozenset[str]] = {
     Phase.GAME_OVER: frozenset(),
 }
 
+
+#: What each phase means, for docs/protocol.md ("Enumerated values").
+PHASE_MEANINGS: dict[Phase, str] = {
+    Phase.DEAL: "no hand is in play: before the first deal, or between two hands (see "
+                "hand_ended); the server deals next",
+    Phase.UPCARD: "Gin's first turn: the seat to move takes the upcard (draw_discard) or "
+                  "passes",
+    Phase.DRAW: "the seat to move draws, from the stock or the discard pile (Chicago: or "
+                "declares rummy)",
+    Phase.PLAY: "the seat to move has drawn: it melds, lays off, discards, knocks or goes out",
+    Phase.REBUILD: "the stock ran out and the server is shuffling the discard pile into a "
+                   "new stock; the same seat then draws",
+    Phase.GAME_OVER: "the game has ended; winners and the final scores are in the view",
+}
 
 #: Actions and phases in the words of a refusal (a player reads them).
 ACTION_WORDS: dict[str, str] = {
@@ -164,6 +180,10 @@ class Game:
         self.knock_limits = [0] * players
         self._rebuild_cards: tuple[Card, ...] = ()
         self.last_showdown: Showdown | None = None  # public until the next deal
+        # The dealer and round of the hand dealt last: between two hands ``dealer`` is
+        # already the next hand's, and a view shows the finished hand's (docs/rules.md).
+        self.hand_dealer = first_dealer
+        self.hand_round = 0
 
     # ------------------------------------------------------------------ queries
 
@@ -278,6 +298,7 @@ class Game:
         self.stock_only = False
         self.last_showdown = None
         self.knock_limits = self.hand_knock_limits()
+        self.hand_dealer, self.hand_round = self.dealer, self.round_number()
         self.on_deal()
         events: list[Event] = [HandDealt(
             self.hand_no, self.round_number(), self.dealer, tuple(tuple(h) for h in hands),
@@ -301,7 +322,7 @@ class Game:
         return seat
 
     def _start_turn(self, seat: int) -> list[Event]:
-        """Give the turn to ``seat``, rebuilding an empty stock first (RULES 1.6)."""
+        """Give the turn to ``seat``, rebuilding an empty stock first (docs/rules.md 1)."""
         self.turn, self.taken, self.phase = seat, None, Phase.DRAW
         if self.stock:
             return []
@@ -406,10 +427,14 @@ class Game:
                     points: Sequence[int], notes: list[str]) -> list[Event]:
         """Score the hand, then deal again or end the game (hooks decide).
 
-        A void or dead hand scores nothing and the same dealer deals again.
+        A void or dead hand scores nothing and the same dealer deals again; its showdown
+        lists every seat with its cards hidden (``state="hidden"``).
         """
         for seat, gained in enumerate(points):
             self.scores[seat] += gained
+        if not reveals:  # a dead or void hand: every seat is listed, no card is shown
+            reveals = [Showdown(tuple(Reveal(s, (), (), (), 0, "hidden")
+                                      for s in range(self.players)))]
         result = HandScored(self.hand_no, outcome, winners, tuple(points), tuple(self.scores),
                             tuple(notes))
         self.last_showdown = reveals[0] if reveals else None

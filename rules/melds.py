@@ -5,7 +5,7 @@ rounds of Three Thirteen): how aces sit in runs, the largest set, which cards ar
 whether a meld may be all wild, and each card's point value. The meld solver and the
 state machine both take their card rules from it.
 
-Validation follows RULES.md 1.3 (normative): a list of three or more cards is a *set*
+Validation follows docs/rules.md 1, "Melds" (normative): a list of three or more cards is a *set*
 if its natural (non-wild) cards share one rank, and a *run* if they share one suit,
 have pairwise different ranks, and fit inside one window of ``len(cards)`` consecutive
 allowed positions (an ace at 1, or at 14 too when aces are high or low; windows wrap

@@ -1,4 +1,4 @@
-"""Table options: every house rule of RULES.md section 6, one typed dataclass per game.
+"""Table options: every house rule of docs/rules.md, one typed dataclass per game.
 
 The dataclasses below are the single source of truth: ``rummyhall rules`` prints them,
 :func:`parse_options` validates a client's mapping against them, and the engine reads
@@ -47,17 +47,17 @@ def _opt(default: Any, meaning: str, *, low: int | None = None, high: int | None
 
 def _forbid_taken() -> Any:
     return _opt(True, "the card just taken from the discard pile may not be discarded "
-                      "in the same turn (RULES 1.5)")
+                      "in the same turn (docs/rules.md 1)")
 
 
 def _stock_rebuild() -> Any:
     return _opt("shuffle", "how an empty stock is rebuilt from the discard pile: shuffled, "
-                           "or turned over so the oldest discard is drawn first (RULES 1.6)")
+                           "or turned over so the oldest discard is drawn first (docs/rules.md 1)")
 
 
 @dataclass(frozen=True, slots=True)
 class BasicOptions:
-    """House rules of Basic Rummy (RULES 2.7)."""
+    """House rules of Basic Rummy (docs/rules.md 2)."""
 
     layoff_requires_own_meld: bool = _opt(
         False, "a player may lay off only after melding at least once himself (a meld made "
@@ -94,7 +94,7 @@ class BasicOptions:
 
 @dataclass(frozen=True, slots=True)
 class GinOptions:
-    """House rules of Gin Rummy (RULES 3.8)."""
+    """House rules of Gin Rummy (docs/rules.md 3)."""
 
     knock_limit: int = _opt(
         10, "highest deadwood that may knock (0 = only gin ends a hand)", low=0, high=10)
@@ -126,7 +126,7 @@ class GinOptions:
 
 @dataclass(frozen=True, slots=True)
 class ChicagoOptions:
-    """House rules of Chicago Rummy (RULES 4.6)."""
+    """House rules of Chicago Rummy (docs/rules.md 4)."""
 
     knock_base_limit: int = _opt(
         9, "highest unmelded count that may knock, before the score limit", low=0, high=100)
@@ -149,7 +149,7 @@ class ChicagoOptions:
 
 @dataclass(frozen=True, slots=True)
 class ThirteenOptions:
-    """House rules of Three Thirteen (RULES 5.5)."""
+    """House rules of Three Thirteen (docs/rules.md 5)."""
 
     ace_mode: ThirteenAceMode = _opt(
         "low", "aces in runs: low only, or high or low (Q K A, never K A 2)")

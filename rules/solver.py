@@ -3,8 +3,8 @@
 Theory of operation
 -------------------
 Every question here reduces to one number: the least deadwood a card list can keep
-(RULES.md 1.4), that is its total points minus the most points it can put into
-disjoint valid melds. Two exact searches answer it.
+(docs/rules.md 1, "Deadwood and the best arrangement"), that is its total points
+minus the most points it can put into disjoint valid melds. Two exact searches answer it.
 
 *Fast path* (no wild card in the hand, no two identical faces: Gin, Basic Rummy,
 and most Chicago hands). The hand becomes a 64-bit mask with bit ``suit*16 + rank``
@@ -53,7 +53,7 @@ Ties are broken deterministically by the search order; the arrangement shown mer
 melds of one kind that still form a valid meld together (two touching runs of a suit,
 two sets of a rank from several decks).
 
-Layoffs (Gin showdown, RULES.md 3.4) are searched exhaustively: for each knocker meld
+Layoffs (Gin showdown, docs/rules.md 3) are searched exhaustively: for each knocker meld
 the family of card subsets the defender can lay off on it in some legal order, then
 every disjoint combination, each scored by the fast deadwood of the cards left.
 """
@@ -779,7 +779,7 @@ def _is_fast(ctx: _Context, hand: Sequence[int], m: int) -> bool:
 
 
 def deadwood_points(cards: Iterable[int], rules: MeldRules) -> int:
-    """The least deadwood count of ``cards`` (RULES.md 1.4), without building melds.
+    """The least deadwood count of ``cards`` (docs/rules.md 1), without building melds.
 
     Raises :class:`CardError` for a number that is not a card or a repeated card.
 
@@ -950,7 +950,7 @@ def _check_hand(cards: Iterable[int]) -> tuple[Card, ...]:
 
 def best_layoffs(cards: Iterable[int], target_melds: Sequence[Sequence[int]],
                  rules: MeldRules) -> LayoffResult:
-    """The defender's least final deadwood after own melds and layoffs (RULES.md 3.4).
+    """The defender's least final deadwood after own melds and layoffs (docs/rules.md 3).
 
     Layoffs go on the knocker's ``target_melds`` (numbered from 0), chained, each step
     keeping the meld valid and of its kind. Among equal results the one with fewest
@@ -1041,7 +1041,7 @@ def _optimal_arrangements(hand: tuple[Card, ...], rules: MeldRules,
 
 def knocker_arrangement(cards: Iterable[int], defender: Iterable[int], rules: MeldRules, *,
                         allow_layoffs: bool) -> tuple[Arrangement, LayoffResult]:
-    """The knocker's arrangement at a Gin showdown (RULES.md 3.4 step 1), and the defender's.
+    """The knocker's arrangement at a Gin showdown (docs/rules.md 3), and the defender's.
 
     Among the knocker's minimum-deadwood arrangements, the one leaving the defender the
     fewest layoffs in its best result (:func:`best_layoffs`); among those, the one after
@@ -1067,3 +1067,55 @@ def knocker_arrangement(cards: Iterable[int], defender: Iterable[int], rules: Me
         if (len(result.layoffs), -result.points) < key:
             best, key = (arrangement, result), (len(result.layoffs), -result.points)
     return best
+
+
+def chosen_arrangement(cards: Iterable[int], melds: Sequence[Sequence[int]],
+                       rules: MeldRules) -> Arrangement:
+    """The arrangement of ``cards`` that lays exactly ``melds``; the rest is deadwood.
+
+    This is how a Gin knocker lays his own melds (docs/rules.md, "The showdown").
+    Raises :class:`InvalidMeld` if a meld is not a valid set or run, and
+    :class:`CardError` if a card is named twice or is not among ``cards``.
+
+    >>> from rummyhall.rules import meld_rules_for, parse_cards
+    >>> hand = parse_cards("3c 4c 5c 3d 4d 5d 3h 4h 5h 2s")
+    >>> print(chosen_arrangement(hand, [hand[0:3], hand[3:6], hand[6:9]], meld_rules_for("gin")))
+    3c 4c 5c | 3d 4d 5d | 3h 4h 5h / deadwood 2s (2)
+    """
+    hand = _check_hand(cards)
+    chosen = [_check_hand(m) for m in melds]
+    named = [c for m in chosen for c in m]
+    if len(set(named)) != len(named):
+        raise CardError("a card is named in two melds")
+    missing = set(named) - set(hand)
+    if missing:
+        raise CardError(f"{format_cards(sorted(missing, key=sort_key))} not among the cards kept")
+    for meld in chosen:
+        if meld_kind(meld, rules) is None:
+            raise InvalidMeld(f"{format_cards(meld)} is not a valid set or run")
+    used = set(named)
+    return _arrangement(chosen, [c for c in hand if c not in used], rules)
+
+
+def optimal_arrangements(cards: Iterable[int], rules: MeldRules, *,
+                         limit: int = _ARRANGEMENT_LIMIT) -> list[Arrangement]:
+    """Every distinct arrangement of ``cards`` with the least deadwood (at most ``limit``),
+    :func:`best_arrangement`'s first: the choices of a Gin knocker who lays his own melds.
+
+    >>> from rummyhall.rules import meld_rules_for, parse_cards
+    >>> square = parse_cards("3c 4c 5c 3d 4d 5d 3h 4h 5h 2s")
+    >>> [str(a) for a in optimal_arrangements(square, meld_rules_for("gin"))]
+    ['3c 4c 5c | 3d 4d 5d | 3h 4h 5h / deadwood 2s (2)', \
+'3c 3d 3h | 4c 4d 4h | 5c 5d 5h / deadwood 2s (2)']
+    """
+    hand = _check_hand(cards)
+    shown = best_arrangement(hand, rules)
+    found = [shown]
+    seen = {frozenset(shown.melds)}
+    for arrangement in _optimal_arrangements(hand, rules, shown.points):
+        if len(found) >= limit:
+            break
+        if frozenset(arrangement.melds) not in seen:
+            seen.add(frozenset(arrangement.melds))
+            found.append(arrangement)
+    return found

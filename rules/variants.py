@@ -3,7 +3,7 @@
 Each sets its player range, deal, card rules and the hooks where its rules differ:
 Basic Rummy melds and lays off on the table, Gin knocks after Gin's upcard offer,
 Chicago knocks under a score-dependent limit with wild 2s, and Three Thirteen goes out
-and gives everyone one last turn. RULES.md sections 2 to 5 are the specification; the
+and gives everyone one last turn. docs/rules.md sections 2 to 5 are the specification; the
 section numbers in comments point there.
 """
 
@@ -23,7 +23,7 @@ from .actions import (
     SeatAction,
 )
 from .cards import Card, make_deck, sort_key
-from .errors import CannotGoOut, InvalidMeld, OptionError
+from .errors import CannotGoOut, CardError, CardNotHeld, InvalidMeld, OptionError
 from .events import (
     Discarded,
     Eliminated,
@@ -48,7 +48,15 @@ from .options import (
     ThirteenOptions,
     parse_options,
 )
-from .solver import best_arrangement, deadwood_points, discard_deadwoods, knocker_arrangement
+from .solver import (
+    Arrangement,
+    best_arrangement,
+    best_layoffs,
+    chosen_arrangement,
+    deadwood_points,
+    discard_deadwoods,
+    knocker_arrangement,
+)
 
 
 def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:
@@ -61,6 +69,13 @@ def _without(cards: Sequence[Card], card: Card) -> list[Card]:
     return rest
 
 
+def _reveal_all(players: int, arrangements: dict[int, Arrangement]) -> Showdown:
+    """The showdown of every seat: the arranged hands, and "out" for seats not dealt in."""
+    return Showdown(tuple(
+        Reveal(s, a.melds, (), a.deadwood, a.points) if (a := arrangements.get(s)) is not None
+        else Reveal(s, (), (), (), 0, "out") for s in range(players)))
+
+
 def _lowest(values: dict[int, int]) -> tuple[int, ...]:
     best = min(values.values())
     return tuple(s for s, v in values.items() if v == best)
@@ -70,7 +85,7 @@ def _lowest(values: dict[int, int]) -> tuple[int, ...]:
 
 
 class BasicRummy(Game):
-    """Basic Rummy (RULES 2): melds and layoffs on the table, go out to collect."""
+    """Basic Rummy (docs/rules.md 2): melds and layoffs on the table, go out to collect."""
 
     name = "basic"
     title = "Basic Rummy"
@@ -108,7 +123,7 @@ class BasicRummy(Game):
         self.melds_this_turn = 0
         return super().end_turn(seat)
 
-    # -- melding and laying off (RULES 2.2)
+    # -- melding and laying off (docs/rules.md 2, "A turn")
 
     def _turn_can_end(self, seat: int, remaining: Sequence[Card], melds: list[tuple[Card, ...]],
                       owns_meld: bool) -> bool:
@@ -233,7 +248,7 @@ class BasicRummy(Game):
                         melds.append(tuple(run))
         return melds
 
-    # -- scoring (RULES 2.4 to 2.6)
+    # -- scoring (docs/rules.md 2, "Scoring" to "The end")
 
     def _counts(self) -> dict[int, int]:
         points = self.meld_rules.points
@@ -312,7 +327,7 @@ class BasicRummy(Game):
 
 
 class GinRummy(Game):
-    """Gin Rummy (RULES 3): the upcard offer, knocking, gin, layoffs and undercuts."""
+    """Gin Rummy (docs/rules.md 3): the upcard offer, knocking, gin, layoffs and undercuts."""
 
     name = "gin"
     title = "Gin Rummy"
@@ -334,7 +349,7 @@ class GinRummy(Game):
     def on_deal(self) -> None:
         self.passes = 0
 
-    # -- first turn (RULES 3.2)
+    # -- first turn (docs/rules.md 3, "The first turn")
 
     def _verify_pass(self, action: PassUpcard) -> None:
         """Passing is always allowed while the upcard is offered."""
@@ -349,7 +364,7 @@ class GinRummy(Game):
             self.turn, self.phase, self.stock_only = other, Phase.DRAW, True
         return events
 
-    # -- after the draw (RULES 3.3)
+    # -- after the draw (docs/rules.md 3, "A turn")
 
     def play_actions(self, seat: int) -> list[SeatAction]:
         actions = self.discard_actions(seat)
@@ -368,15 +383,32 @@ class GinRummy(Game):
         if action.card is None:
             if not self.options.big_gin_bonus:
                 raise CannotGoOut("big gin is not played at this table: discard to knock")
-            if deadwood_points(hand, self.meld_rules):
+            if self._knock_deadwood(hand, action.melds):
                 raise CannotGoOut("big gin needs all eleven cards melded")
             return
         self._check_discard(action.seat, action.card)
-        deadwood = deadwood_points(_without(hand, action.card), self.meld_rules)
+        deadwood = self._knock_deadwood(_without(hand, action.card), action.melds)
         limit = self.options.knock_limit
         if deadwood > limit:
-            raise CannotGoOut(f"your deadwood would be {deadwood}; the knock limit is {limit}"
-                              if limit else "only gin ends a hand at this table")
+            mine = " with those melds" if action.melds is not None else ""
+            raise CannotGoOut(f"your deadwood would be {deadwood}{mine}; the knock limit is "
+                              f"{limit}" if limit else "only gin ends a hand at this table")
+
+    def _knock_deadwood(self, kept: Sequence[Card],
+                        melds: tuple[tuple[Card, ...], ...] | None) -> int:
+        """The knocker's deadwood: of his own melds when he names them, else the least."""
+        if melds is None:
+            return deadwood_points(kept, self.meld_rules)
+        named = [c for m in melds for c in m]
+        if len(set(named)) != len(named):
+            raise InvalidMeld("a card is named in two melds")
+        for card in named:
+            if card not in kept:
+                raise CardNotHeld(f"{card} is not among the cards you keep")
+        try:
+            return chosen_arrangement(kept, melds, self.meld_rules).points
+        except CardError as exc:  # (every card was checked above: a defence in depth)
+            raise InvalidMeld(str(exc)) from None
 
     def _apply_knock(self, action: Knock) -> list[Event]:
         seat, o, rules = action.seat, self.options, self.meld_rules
@@ -386,13 +418,19 @@ class GinRummy(Game):
             self.discard.append(action.card)
         other = self.next_seat(seat)
         defender = self.hands[other]
-        knocker_dw = deadwood_points(kept, rules)
+        knocker_dw = self._knock_deadwood(kept, action.melds)
         call = "big_gin" if action.card is None else ("gin" if knocker_dw == 0 else "knock")
         layoffs = call == "knock" or (call == "gin" and o.layoff_on_gin)
-        arrangement, defence = knocker_arrangement(kept, defender, rules, allow_layoffs=layoffs)
-        reveals = Showdown((
+        if action.melds is None:
+            arrangement, defence = knocker_arrangement(kept, defender, rules,
+                                                       allow_layoffs=layoffs)
+        else:  # the knocker's own arrangement (docs/rules.md, "The showdown")
+            arrangement = chosen_arrangement(kept, action.melds, rules)
+            defence = best_layoffs(defender, arrangement.melds if layoffs else (), rules)
+        reveals = Showdown(tuple(sorted((  # in seat order, as in every game
             Reveal(seat, arrangement.melds, (), arrangement.deadwood, arrangement.points),
-            Reveal(other, defence.own_melds, defence.layoffs, defence.deadwood, defence.points)))
+            Reveal(other, defence.own_melds, defence.layoffs, defence.deadwood, defence.points)),
+            key=lambda r: r.seat)))
         k, d = arrangement.points, defence.points
         points = [0] * self.players
         winners: tuple[int, ...]
@@ -421,13 +459,13 @@ class GinRummy(Game):
         return events + self.finish_hand([reveals], outcome, winners, points, notes)
 
     def after_discard(self, seat: int) -> list[Event]:
-        if len(self.stock) <= self.options.dead_hand_stock_size:  # RULES 3.5
+        if len(self.stock) <= self.options.dead_hand_stock_size:  # docs/rules.md 3, "Dead hand"
             return self.finish_hand([], "dead", (), [0] * self.players, [
                 f"the stock is down to {len(self.stock)} cards: the hand is dead; "
                 "the same dealer deals again"])
         return self.end_turn(seat)
 
-    # -- end of the game (RULES 3.7)
+    # -- end of the game (docs/rules.md 3, "The end")
 
     def after_hand(self, result: HandScored) -> list[Event]:
         o = self.options
@@ -473,7 +511,7 @@ def _may_knock(hand: Sequence[Card], rules: MeldRules, limit: int) -> bool:
 
 
 class ChicagoRummy(Game):
-    """Chicago Rummy (RULES 4): two decks, wild 2s, knock limits that shrink, elimination."""
+    """Chicago Rummy (docs/rules.md 4): two decks, wild 2s, shrinking knock limits, elimination."""
 
     name = "chicago"
     title = "Chicago Rummy"
@@ -496,7 +534,7 @@ class ChicagoRummy(Game):
         return MeldRules(max_set_size=0, wild_rank=2)
 
     def knock_limit(self, score: int) -> int:
-        """RULES 4.3: max(0, min(knock_base_limit, elimination_score - score))."""
+        """The knock limit (docs/rules.md 4): max(0, min(base limit, elimination score - score))."""
         o = self.options
         return max(0, min(o.knock_base_limit, o.elimination_score - score))
 
@@ -541,6 +579,9 @@ class ChicagoRummy(Game):
     def _verify_knock(self, action: Knock) -> None:
         if action.card is None:
             raise CannotGoOut("name the card to discard when you knock")
+        if action.melds is not None:
+            raise InvalidMeld("in Chicago Rummy every hand is shown in its best arrangement: "
+                              "knock without naming melds")
         self._check_discard(action.seat, action.card)
         deadwood = deadwood_points(_without(self.hands[action.seat], action.card),
                                    self.meld_rules)
@@ -564,8 +605,7 @@ class ChicagoRummy(Game):
         events: list[Event] = [Knocked(seat, call, card)]
         seats = [s for s in range(self.players) if self.active[s]]
         arrangements = {s: best_arrangement(self.hands[s], self.meld_rules) for s in seats}
-        reveal = Showdown(tuple(Reveal(s, a.melds, (), a.deadwood, a.points)
-                                for s, a in arrangements.items()))
+        reveal = _reveal_all(self.players, arrangements)
         if call == "rummy" and o.seven_twos_wins and all(
                 c.rank == 2 for c in self.hands[seat]):
             self.seven_twos = seat
@@ -614,7 +654,7 @@ class ChicagoRummy(Game):
 
 
 class ThreeThirteen(Game):
-    """Three Thirteen (RULES 5): eleven rounds of 3 to 13 cards, a new wild rank each round."""
+    """Three Thirteen (docs/rules.md 5): eleven rounds of 3 to 13 cards, a new wild rank each."""
 
     name = "three_thirteen"
     title = "Three Thirteen"
@@ -704,8 +744,7 @@ class ThreeThirteen(Game):
     def _score_round(self) -> list[Event]:
         seats = [s for s in range(self.players) if self.active[s]]
         arrangements = {s: best_arrangement(self.hands[s], self.meld_rules) for s in seats}
-        reveal = Showdown(tuple(Reveal(s, a.melds, (), a.deadwood, a.points)
-                                for s, a in arrangements.items()))
+        reveal = _reveal_all(self.players, arrangements)
         bonus = self.round > self.last_round
         points = [0] * self.players
         notes = [f"seat {self.out_seat} went out"]

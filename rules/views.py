@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .cards import Card, sort_key
 from .events import Drew, Event, HandDealt, HandScored, Showdown
-from .game import Game
+from .game import Game, Phase
 from .melds import MeldRules
 from .options import options_to_dict
 from .variants import meld_rules_for
@@ -35,6 +35,7 @@ class SeatView:
     round: int
     wild_rank: int
     dealer: int
+    hand_ended: bool
     to_move: int | None
     move_number: int
     hand: tuple[Card, ...]
@@ -55,9 +56,13 @@ class SeatView:
 def seat_view(game: Game, seat: int | None) -> SeatView:
     """The snapshot of ``game`` that ``seat`` may see (``None``: a spectator's).
 
-    The last showdown is public once it happens, until the next deal.
+    The last showdown is public once it happens, until the next deal. Between two
+    hands (``hand_ended``) every field describes the hand that ended, its dealer and
+    round included; the next hand's come with its deal.
     """
     hand = tuple(sorted(game.hands[seat], key=sort_key)) if seat is not None else ()
+    # Between two hands (and once the game is over) the view shows the hand that ended.
+    ended = game.hand_no > 0 and game.phase in (Phase.DEAL, Phase.GAME_OVER)
     return SeatView(
         game=game.name,
         options=options_to_dict(game.options),
@@ -65,9 +70,10 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         seat=seat,
         phase=str(game.phase),
         hand_no=game.hand_no,
-        round=game.round_number(),
+        round=game.hand_round if ended else game.round_number(),
         wild_rank=game.meld_rules.wild_rank,
-        dealer=game.dealer,
+        dealer=game.hand_dealer if ended else game.dealer,
+        hand_ended=ended,
         to_move=game.to_move,
         move_number=game.move_number,
         hand=hand,

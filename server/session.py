@@ -12,6 +12,7 @@ handshake and idle timeouts, the rate bucket, the time one write may take.
 from __future__ import annotations
 
 import logging
+import math
 import socket
 from typing import TYPE_CHECKING
 
@@ -36,8 +37,10 @@ from rummyhall.protocol import (
     TokenBucket,
     Welcome,
     error_message,
+    keepalive,
 )
 from rummyhall.protocol import Error as ErrorMessage
+from rummyhall.protocol.limits import MINOR
 
 from .players import Outbox, Outgoing, Player, Prepared
 
@@ -91,9 +94,10 @@ class ServerSession:
     @property
     def limits(self) -> Limits:
         s = self.hall.settings
+        idle, ping = keepalive(s.idle_seconds)
         return Limits(max_frame=s.max_frame, messages_per_second=s.messages_per_second,
                       burst=s.burst, handshake_seconds=max(1, round(s.handshake_seconds)),
-                      idle_seconds=max(1, round(s.idle_seconds)))
+                      idle_seconds=math.floor(idle), ping_seconds=ping)
 
     async def run(self) -> None:
         self._raw = socket.socket(fileno=self._socket.fileno())
@@ -126,7 +130,8 @@ class ServerSession:
         player, token, resumed = self.hall.admit(hello, self)
         self.player = player
         self.heard_at = trio.current_time()  # (saying hello took part of the handshake)
-        welcome = Welcome(version=self.conn.version or 1, server=s.name, limits=self.limits,
+        welcome = Welcome(version=self.conn.version or 1, minor=MINOR, server=s.name,
+                          limits=self.limits,
                           features=FEATURES, session=Session(player=player.id,
                                                              token=token,
                                                              resumed=resumed))
@@ -378,12 +383,13 @@ class ServerSession:
         if self.player is None or self._closing is not None or self._done:
             return
         s = self.hall.settings
+        idle, _ = keepalive(s.idle_seconds)
         if self.frame_started is not None and now - self.frame_started >= s.frame_seconds:
             self.close(fatal("frame_timeout", f"a frame begun {now - self.frame_started:.0f} "
                                               f"s ago has not ended (at most "
                                               f"{s.frame_seconds:g} s)"))
-        elif now - self.heard_at >= s.idle_seconds:
-            self.close(fatal("idle_timeout", f"no message received for {s.idle_seconds:g} s"))
+        elif now - self.heard_at >= idle:
+            self.close(fatal("idle_timeout", f"no message received for {idle:g} s"))
 
     def close(self, message: ErrorMessage) -> None:
         """Close this session from outside (shutdown, replaced by a resumed session): the

@@ -27,6 +27,8 @@ from rummyhall.rules import (
     PassUpcard,
     SeatAction,
     can_lay_off,
+    meld_kind,
+    order_meld,
     view_meld_rules,
 )
 
@@ -42,7 +44,7 @@ COMMANDS = {
     "pile": ("", "take the discard"),
     "pass": ("", "Gin: refuse the upcard"),
     "discard": ("CARD", "discard a card"),
-    "meld": ("CARDS", "lay a meld (Basic)"),
+    "meld": ("CARDS", "lay a meld (Basic); Gin: set it aside to knock"),
     "layoff": ("CARDS [MELD]", "lay off on meld #"),
     "knock": ("CARD", "knock (Gin, Chicago)"),
     "biggin": ("", "Gin: big gin"),
@@ -139,6 +141,8 @@ class Controller:
         def clear(_: object) -> None:
             model.selected = set()
             model.status = ""
+            if isinstance(action, Knock):
+                model.knock_melds = []
 
         def unsent() -> None:  # refused: that move is still ours to make, or to miss
             model.acted.pop(table, None)
@@ -208,12 +212,46 @@ class Controller:
             self.act(lambda seat: Discard(seat, card))
 
     def knock(self, words: list[str] | None = None) -> None:
+        """Knock discarding one card; in Gin with the melds set aside (m), laying them."""
         card = self._one_card(words or [])
         if card is not None:
-            self.act(lambda seat: Knock(seat, card))
+            melds = self._knock_melds()
+            self.act(lambda seat: Knock(seat, card, melds))
 
     def big_gin(self) -> None:
-        self.act(lambda seat: Knock(seat, None))
+        melds = self._knock_melds()
+        self.act(lambda seat: Knock(seat, None, melds))
+
+    def _knock_melds(self) -> tuple[tuple[Card, ...], ...] | None:
+        melds = self.model.knock_melds
+        return tuple(melds) if melds else None
+
+    def knock_meld(self, cards: list[Card]) -> None:
+        """Gin: set ``cards`` aside as a meld the next knock lays (docs/rules.md: the
+        knocker chooses his arrangement). One card alone clears the melds set aside."""
+        model, view = self.model, self.model.view
+        if view is None:
+            return
+        if len(cards) == 1 and not model.selected:
+            if model.knock_melds:
+                model.knock_melds = []
+                model.say("the melds set aside are cleared: k lays the best arrangement")
+            else:
+                model.say("select the cards of a meld (space), then m", error=True)
+            return
+        taken = {c for meld in model.knock_melds for c in meld}
+        if taken & set(cards):
+            model.say(f"{cards_text(sorted(taken & set(cards)))} is already in a meld set "
+                      "aside", error=True)
+            return
+        rules = view_meld_rules(view)
+        if meld_kind(cards, rules) is None:
+            model.say(f"{cards_text(cards)} is not a set or a run", error=True)
+            return
+        model.knock_melds = [*model.knock_melds, order_meld(cards, rules)]
+        model.selected = set()
+        shown = " | ".join(cards_text(m) for m in model.knock_melds)
+        model.say(f"to lay when you knock: {shown} (k knocks, m on one card clears)")
 
     def go_out(self, words: list[str] | None = None) -> None:
         card = self._one_card(words or [])
@@ -223,6 +261,10 @@ class Controller:
     def meld(self, words: list[str] | None = None) -> None:
         cards = self._cards(words) if words else self.model.chosen_cards()
         if not cards:
+            return
+        view = self.model.view
+        if view is not None and view.game == "gin":  # no melding in Gin: set aside to knock
+            self.knock_meld(cards)
             return
         self.act(lambda seat: Meld(seat, tuple(cards)))
 

@@ -258,6 +258,10 @@ def showdown_lines(showdown: Showdown, info: TableInfo | None, me: int | None) -
     """The revealed hands: melds, layoffs and deadwood with its points."""
     lines = []
     for r in showdown.reveals:
+        if r.state != "shown":  # a dead or void hand shows nothing; a seat out of the hand
+            lines.append(f"{seat_name(info, r.seat, me)}: " + (
+                "not dealt in" if r.state == "out" else "cards not shown"))
+            continue
         melds = "  ".join("[" + cards_text(m) + "]" for m in r.melds) or "no melds"
         lines.append(f"{seat_name(info, r.seat, me)}: {melds}")
         extra = ""
@@ -282,6 +286,7 @@ class ActionKey:
 ACTION_KEYS = {
     "gin": (ActionKey("s", "stock", ("draw_stock",)), ActionKey("p", "pile", ("draw_discard",)),
             ActionKey("x", "pass", ("pass",)), ActionKey("d", "discard", ("discard",)),
+            ActionKey("m", "meld to knock", ("knock",)),
             ActionKey("k", "knock", ("knock",)), ActionKey("K", "big gin", ("knock",))),
     "basic": (ActionKey("s", "stock", ("draw_stock",)), ActionKey("p", "pile", ("draw_discard",)),
               ActionKey("m", "meld", ("meld",)), ActionKey("l", "lay off", ("layoff",)),
@@ -472,6 +477,8 @@ class ConsoleModel:
     #: the card under the cursor: the cursor stays on it when the hand is sorted again
     cursor_at: Card | None = None
     selected: set[Card] = field(default_factory=set)
+    #: Gin: the melds set aside (m) for the next knock (k), which lays them itself
+    knock_melds: list[tuple[Card, ...]] = field(default_factory=list)
     status: str = ""
     status_error: bool = False
     log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
@@ -580,6 +587,7 @@ class ConsoleModel:
     def open_table(self, table: int) -> None:
         self.table, self.screen = table, "table"
         self.cursor, self.cursor_at, self.selected = 0, None, set()
+        self.knock_melds = []
         self.show_scores = False
         self.on_change()
 
@@ -649,6 +657,7 @@ class ConsoleModel:
                 self.showdowns[table] = event
             elif isinstance(event, HandDealt) and table == self.table:
                 self.selected = set()
+                self.knock_melds = []
             self.clocks.pop(table, None)
         elif kind == "turn" and isinstance(update.payload, Turn) and table is not None:
             self.clocks[table] = (update.payload.seat, deadline)

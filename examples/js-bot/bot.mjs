@@ -72,7 +72,7 @@ async function nextPush() {
   return pushed.length ? pushed.shift() : next();
 }
 
-// ---- card points: rank first ("Td", "9c#1"); J Q K count 10, A 1 (Gin, RULES 1.2)
+// ---- card points: rank first ("Td", "9c#1"); J Q K count 10, A 1 (Gin; docs/rules.md, "What cards are worth")
 function points(card) {
   const rank = card[0];
   if (rank === "A") return 1;

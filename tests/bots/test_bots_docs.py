@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import re
 from pathlib import Path
 
@@ -38,3 +39,8 @@ def test_the_example_bot_plays_in_the_arena(tmp_path: Path, game: str, options: 
     out = capsys.readouterr().out
     assert code == 0, out
     assert re.search(r"^mybot\s+2\s", out, re.M)
+
+
+def test_the_doctest_examples_of_docs_bots_md_run() -> None:
+    result = doctest.testfile(str(DOCS), module_relative=False)
+    assert result.attempted >= 1 and result.failed == 0

@@ -27,13 +27,17 @@ from rummyhall.client.console.model import (
     score_chart,
     score_sheet,
     server_text,
+    showdown_lines,
 )
 from rummyhall.protocol import GameInfo, OptionInfo, SeatInfo, TableInfo, Turn
 from rummyhall.rules import (
     Drew,
     HandScored,
+    Knock,
     Passed,
+    Reveal,
     SeatView,
+    Showdown,
     new_game,
     parse_cards,
     seat_view,
@@ -260,3 +264,61 @@ def test_the_help_fits_a_small_terminal_in_pages() -> None:
         assert all(meaning in text for _, keys in KEY_HELP for _, meaning in keys)
         assert all(f"{name}" in text for name in COMMANDS)
     assert len(help_pages(120, 40)) == 2  # a roomy terminal: keys, then commands
+
+
+def refused(model: ConsoleModel) -> bool:
+    """The status line holds a refusal (a call, so that checks in a row stay reachable)."""
+    return bool(model.status_error)
+
+
+def test_gin_melds_set_aside_with_m_are_laid_by_the_knock() -> None:
+    """Choose melds (select, m), then knock (k): the knock carries them."""
+    state = SimpleNamespace(view=gin_view("3c 4c 5c 3d 4d 5d 3h 4h 5h 2s Kh"), seat=0,
+                            info=None, move=5, legal=(), table=1)
+    sent_actions: list[object] = []
+
+    async def act(table: int, action: object) -> None:
+        sent_actions.append(action)
+
+    source = SimpleNamespace(tables={1: state}, lobby={}, connected=True, act=act)
+    model = ConsoleModel(source)
+    model.open_table(1)
+    tasks: list[Callable[[], Awaitable[None]]] = []
+    controller = Controller(model, source, spawn=tasks.append)  # type: ignore[arg-type]
+    controller.meld(["2s", "Kh", "5h"])  # not a meld
+    assert refused(model) and "not a set or a run" in model.status
+    assert model.knock_melds == []
+    for run in ("3c 4c 5c", "3d 4d 5d", "3h 4h 5h"):
+        model.selected = set(parse_cards(run))
+        controller.meld()
+        assert not refused(model), model.status
+        assert not model.selected
+    assert [" ".join(map(str, m)) for m in model.knock_melds] == [
+        "3c 4c 5c", "3d 4d 5d", "3h 4h 5h"]
+    controller.meld(["3c", "3d", "3h"])  # cards already set aside
+    assert refused(model) and "already" in model.status and len(model.knock_melds) == 3
+    controller.knock(["Kh"])
+    for task in tasks:
+        trio.run(task)
+    (knock,) = sent_actions
+    assert isinstance(knock, Knock) and knock.card == parse_cards("Kh")[0]
+    assert knock.melds == tuple(parse_cards(m) for m in ("3c 4c 5c", "3d 4d 5d", "3h 4h 5h"))
+    assert model.knock_melds == []  # laid: cleared for the next hand
+    # without melds set aside the knock lets the server lay the best arrangement
+    controller.knock(["Kh"])
+    for task in tasks[1:]:
+        trio.run(task)
+    assert isinstance(sent_actions[-1], Knock) and sent_actions[-1].melds is None
+    # one card and no selection clears what was set aside
+    model.knock_melds = [parse_cards("3c 4c 5c")]
+    model.selected = set()
+    controller.meld(["2s"])
+    assert model.knock_melds == [] and not refused(model)
+
+
+def test_the_last_hand_says_which_seats_were_not_shown() -> None:
+    show = Showdown((Reveal(0, (parse_cards("3c 4c 5c"),), (), parse_cards("Kd"), 10),
+                     Reveal(1, (), (), (), 0, "hidden"), Reveal(2, (), (), (), 0, "out")))
+    lines = showdown_lines(show, None, 0)
+    assert "[3♣ 4♣ 5♣]" in lines[0] and "= 10" in lines[1]
+    assert lines[2].endswith("cards not shown") and lines[3].endswith("not dealt in")

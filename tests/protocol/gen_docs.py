@@ -17,7 +17,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgpack
 
@@ -34,7 +34,8 @@ from rummyhall.protocol import (
 )
 from rummyhall.protocol.messages import RECORDS
 from rummyhall.protocol.payloads import ACTION_SPECS, EVENT_SPECS, REVEAL_SPEC, VIEW_SPEC
-from rummyhall.protocol.schema import PayloadT, field_info
+from rummyhall.protocol.schema import OptT, PayloadT, field_info
+from rummyhall.rules import CALLS, DRAW_SOURCES, OUTCOMES, PHASE_MEANINGS, REVEAL_STATES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
@@ -77,12 +78,14 @@ def field_table(rows: list[tuple[str, str, str, str]]) -> str:
 def record_rows(cls: type[Any]) -> list[tuple[str, str, str, str]]:
     rows = []
     for name, info, required in field_info(cls):
+        required = required and not isinstance(info.spec, OptT)  # absent means nil
         rows.append((name, info.spec.describe(), "yes" if required else "no", info.doc))
     return rows
 
 
 def payload_table(spec: PayloadT) -> str:
-    rows = [(n, s.describe(), "yes", spec.docs.get(n, "")) for n, s in spec.fields.items()]
+    rows = [(n, s.describe(), "no" if isinstance(s, OptT) else "yes", spec.docs.get(n, ""))
+            for n, s in spec.fields.items()]
     if spec.kind:
         rows.insert(0, ("kind", f'"{spec.kind}"', "yes", "what happened" if spec.name.endswith(
             "event") else "the action"))
@@ -129,6 +132,22 @@ def events_block() -> str:
     return "\n".join(parts)
 
 
+ENUMS: Final = (
+    ("`phase` (SeatView)", {str(k): v for k, v in PHASE_MEANINGS.items()}),
+    ("`source` (`draw` event)", DRAW_SOURCES),
+    ("`call` (`knock` event)", CALLS),
+    ("`outcome` (`hand_scored` event, HandResult)", OUTCOMES),
+    ("`state` (Reveal)", REVEAL_STATES),
+)
+
+
+def enums_block() -> str:
+    out = ["| field | value | meaning |", "| --- | --- | --- |"]
+    for field, values in ENUMS:
+        out += [f"| {field} | `{value}` | {md(meaning)} |" for value, meaning in values.items()]
+    return "\n".join(out)
+
+
 def actions_block() -> str:
     found = examples.action_examples()
     out = ["| kind | fields | example |", "| --- | --- | --- |"]
@@ -156,6 +175,7 @@ def generate(what: str) -> str:
     if kind == "view":
         return payload_table(VIEW_SPEC)
     return {"errors": errors_block, "transitions": transitions_block, "events": events_block,
+            "enums": enums_block,
             "actions": actions_block, "transcript": transcript_block}[kind]()
 
 
@@ -201,6 +221,19 @@ def _hostile() -> list[tuple[str, str, str, bytes]]:
         ("an ext value", "server", "READY", msg({**ping, "x": msgpack.ExtType(1, b"ab")})),
         ("nesting deeper than 16", "server", "READY", msg({**ping, "x": deep})),
         ("array longer than 4096", "server", "READY", msg({**ping, "x": [0] * 4097})),
+        ("a map key of 65 characters", "server", "READY", msg({**ping, "k" * 65: 0})),
+        ("a map key of 65 characters in an action", "server", "READY",
+         msg({"type": "action", "table": 1, "move": 3, "action": {"kind": "pass", "k" * 65: 0}})),
+        ("an integer above 2^63 - 1", "server", "READY", msg({**ping, "x": 2**63})),
+        ("a move above 2^63 - 1", "server", "READY",
+         msg({"type": "action", "table": 1, "move": 2**63, "action": {"kind": "pass"}})),
+        ("an id above 2^53 - 1", "server", "READY", msg({"type": "ping", "id": 2**53})),
+        ("a string id of 65 characters", "server", "READY", msg({"type": "ping", "id": "i" * 65})),
+        ("a table number above 2^31 - 1", "server", "READY",
+         msg({"type": "watch", "table": 2**31, "id": 9})),
+        ("a knock meld with a bad card", "server", "READY",
+         msg({"type": "action", "table": 1, "move": 3, "id": 7,
+              "action": {"kind": "knock", "card": "Kh", "melds": [["3c", "4c", "5x"]]}})),
         ("a server message sent by a client", "server", "READY", msg({"type": "pong"})),
         ("a second hello", "server", "READY",
          msg({"type": "hello", "protocol": "rummyhall", "versions": [1], "name": "x",

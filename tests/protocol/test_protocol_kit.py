@@ -22,6 +22,7 @@ from rummyhall.protocol import (
     json_value,
 )
 from rummyhall.protocol.examples import ready_pair
+from rummyhall.rules import ThreeThirteen, meld_rules_for, new_game
 
 KIT = json.loads(resources.files("rummyhall.protocol").joinpath("conformance.json")
                  .read_text(encoding="utf-8"))
@@ -101,3 +102,22 @@ def test_invalid_frames_are_refused_with_their_code(case: dict[str, object]) -> 
     with pytest.raises(RemoteProtocolError) as info:
         receiver.next_event()
     assert (info.value.code, info.value.fatal) == (case["code"], case["fatal"])
+
+
+def test_the_game_by_game_section_states_what_the_engine_does() -> None:
+    """docs/protocol.md's per-game facts (decks, wild ranks, set sizes) are the engine's."""
+    section = DOC.split("### Game by game: what a client must know", 1)[1].split("\n### ", 1)[0]
+    decks = {n: g.decks() for n in range(2, 9)
+             if isinstance(g := new_game("three_thirteen", players=n), ThreeThirteen)}
+    assert decks == {2: 1, 3: 2, 4: 2, 5: 3, 6: 3, 7: 4, 8: 4}
+    assert "1 deck for 2 seats, 2 for 3 or 4, 3 for 5 or 6, 4 for 7 or 8" in section
+    assert [meld_rules_for("three_thirteen", round=r).wild_rank for r in (1, 2, 9, 10, 11)] \
+        == [3, 4, 11, 12, 13]
+    assert "threes in round 1, fours in round 2, ..., jacks (11) in round 9" in section
+    assert meld_rules_for("chicago").wild_rank == 2 and "**Every 2 is wild**" in section
+    assert len(new_game("chicago", players=8).deck()) == 104 and "**two decks**" in section
+    assert meld_rules_for("chicago").max_set_size == 0 and \
+        meld_rules_for("three_thirteen").max_set_size == 0
+    assert section.count("**no size limit**") == 2
+    assert meld_rules_for("basic").max_set_size == meld_rules_for("gin").max_set_size == 4
+    assert "Sets hold at most 4 cards" in section and "sets of at most 4" in section

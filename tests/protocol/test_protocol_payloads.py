@@ -22,7 +22,17 @@ from rummyhall.protocol import (
 )
 from rummyhall.protocol.examples import _info
 from rummyhall.protocol.messages import GameInfo, OptionInfo
-from rummyhall.rules import GAMES, Card, Discard, Shuffle, event_for, new_game, seat_view
+from rummyhall.rules import (
+    GAMES,
+    Card,
+    Discard,
+    Knock,
+    Shuffle,
+    event_for,
+    new_game,
+    parse_cards,
+    seat_view,
+)
 
 PLAYERS = {"basic": 3, "gin": 2, "chicago": 3, "three_thirteen": 3}
 
@@ -69,8 +79,13 @@ def test_random_games_round_trip(game_name: str) -> None:
 
 
 def test_action_from_wire_takes_the_seat_from_the_connection() -> None:
-    action = action_from_wire({"kind": "discard", "card": "9c#1", "seat": 3}, seat=1)
+    action = action_from_wire({"kind": "discard", "card": "9c#1"}, seat=1)
     assert action == Discard(1, Card.parse("9c#1"))
+    assert action_from_wire({"kind": "discard", "card": "9c#1", "seat": 1}, seat=1) == action
+    # naming another seat is refused, never played quietly for one's own
+    with pytest.raises(RemoteProtocolError) as err:
+        action_from_wire({"kind": "discard", "card": "9c#1", "seat": 3}, seat=1)
+    assert (err.value.code, err.value.fatal) == ("not_your_seat", False)
 
 
 @pytest.mark.parametrize(("wire", "code"), [
@@ -95,3 +110,26 @@ def test_the_games_catalogue_fits_its_records() -> None:
     for game in games_catalogue():
         info = GameInfo(**{**game, "options": tuple(OptionInfo(**o) for o in game["options"])})
         assert GameInfo.from_wire(info.to_wire()) == info
+
+
+def test_a_knock_carries_the_knockers_melds_and_leaves_them_out_when_none() -> None:
+    melds = (parse_cards("3c 4c 5c"), parse_cards("9h 9s 9d"))
+    knock = Knock(0, Card.parse("Kh"), melds)
+    wire = action_to_wire(knock)
+    assert wire == {"kind": "knock", "card": "Kh",
+                    "melds": (("3c", "4c", "5c"), ("9h", "9s", "9d"))}
+    assert action_from_wire(wire, seat=0) == knock
+    assert action_to_wire(Knock(0, Card.parse("Kh"))) == {"kind": "knock", "card": "Kh"}
+    for plain in ({"kind": "knock", "card": "Kh"}, {"kind": "knock", "card": "Kh", "melds": None}):
+        assert action_from_wire(plain, seat=1) == Knock(1, Card.parse("Kh"))
+
+
+def test_a_field_that_may_be_nil_may_be_absent() -> None:
+    assert action_from_wire({"kind": "knock"}, seat=0) == Knock(0, None)
+    assert action_from_wire({"kind": "knock", "card": None}, seat=0) == Knock(0, None)
+    with pytest.raises(RemoteProtocolError) as err:
+        action_from_wire({"kind": "discard"}, seat=0)  # card (not nil-able) is required
+    assert err.value.code == "bad_message"
+    with pytest.raises(RemoteProtocolError) as err:
+        action_from_wire({"kind": "knock", "card": "Kh", "melds": [["3c", "3x"]]}, seat=0)
+    assert err.value.code == "bad_card"

@@ -1,4 +1,4 @@
-"""Basic Rummy: RULES.md 2, worked examples B-1 and B-3 to B-11."""
+"""Basic Rummy (docs/rules.md 2): deal, layoffs, scoring, going rummy, exhaustion, game end."""
 
 import pytest
 from rig import card, cards, deal, poke
@@ -34,7 +34,7 @@ def basic(players: int = 2, dealer: int = 0, **options: object) -> BasicRummy:
 
 @pytest.mark.parametrize(("players", "each", "stock"), [(2, 10, 31), (3, 7, 30), (4, 7, 23),
                                                         (5, 6, 21), (6, 6, 15)])
-def test_b1_deal(players: int, each: int, stock: int) -> None:
+def test_deal(players: int, each: int, stock: int) -> None:
     game = basic(players)
     deal(game, {}, "Kd")
     assert [len(h) for h in game.hands] == [each] * players
@@ -42,7 +42,7 @@ def test_b1_deal(players: int, each: int, stock: int) -> None:
     assert game.turn == 1 and game.phase is Phase.DRAW  # left of the dealer plays first
 
 
-def test_b3_meld_then_layoff_on_another_players_meld() -> None:
+def test_meld_then_layoff_on_another_players_meld() -> None:
     game = basic(dealer=1)
     deal(game, {0: "8c 8d 8s 2c 4c 6c 9d Jd Ks Ah", 1: "8h 9h 2d 4d 6d 3s 5s 7s Qh Qs"}, "Kh",
          stock="2s 3h")
@@ -82,7 +82,7 @@ def test_refusals_leave_the_state_unchanged() -> None:
 
 
 def _go_out_scenario(game: BasicRummy, *, rummy: bool) -> list[HandScored]:
-    """B-4: P1 (seat 0) goes out; P2 holds Ks 7d Ac, P3 holds 5h 5c 9s 2d."""
+    """P1 (seat 0) goes out; P2 holds Ks 7d Ac, P3 holds 5h 5c 9s 2d."""
     deal(game, {}, "Kd")
     poke(game, hands={0: "9h Th", 1: "Ks 7d Ac", 2: "5h 5c 9s 2d"}, stock="Jh",
          discard="3c", turn=0, phase="draw")
@@ -99,18 +99,18 @@ def _go_out_scenario(game: BasicRummy, *, rummy: bool) -> list[HandScored]:
     ({"rummy_bonus": "none"}, True, [39, 0, 0]),
     ({"ace_mode": "high_or_low"}, False, [53, 0, 0]),
     ({"ace_mode": "high_or_low"}, True, [106, 0, 0]),
-    # B-5 low score wins
+
     ({"scoring_mode": "low_score_wins"}, False, [0, 18, 21]),
     ({"scoring_mode": "low_score_wins"}, True, [0, 36, 42]),
     ({"scoring_mode": "low_score_wins", "rummy_bonus": "plus_10"}, True, [-10, 18, 21]),
 ])
-def test_b4_b5_scoring(options: dict[str, object], rummy: bool, points: list[int]) -> None:
+def test_b5_scoring(options: dict[str, object], rummy: bool, points: list[int]) -> None:
     (result,) = _go_out_scenario(basic(3, dealer=2, **options), rummy=rummy)
     assert list(result.points) == points
     assert result.outcome == ("rummy" if rummy else "out")
 
 
-def test_b4_melds_never_laid_down_count_in_full() -> None:
+def test_melds_never_laid_down_count_in_full() -> None:
     game = basic(3, dealer=2)
     deal(game, {}, "Kd")
     poke(game, hands={0: "9h Th", 1: "Ks 7d Ac", 2: "9s 9d 9c 2d"}, stock="Jh", discard="3c",
@@ -121,7 +121,7 @@ def test_b4_melds_never_laid_down_count_in_full() -> None:
     assert result[0].points[0] == 18 + 29
 
 
-def test_b6_going_rummy_in_one_turn() -> None:
+def test_going_rummy_in_one_turn() -> None:
     game = basic(3, dealer=1)
     deal(game, {2: "7c 7d 7h 4s 5s 6s Kh", 0: "2c 3d 9h", 1: "Ac 2d"}, "Qd", stock="7s")
     game.apply(DrawStock(2))
@@ -134,7 +134,7 @@ def test_b6_going_rummy_in_one_turn() -> None:
                                        for c in game.hands[s])
 
 
-def test_b6_a_player_who_laid_off_earlier_is_not_rummy() -> None:
+def test_a_player_who_laid_off_earlier_is_not_rummy() -> None:
     game = basic(2, dealer=1)
     deal(game, {0: "4h 5h 6h 2c 3d 8s 9s Jd Qc Kd", 1: "7h 2s 2h 3c 4d 5c 9c Tc Jc Qd"}, "Ks",
          stock="Ac Js")
@@ -153,7 +153,7 @@ def test_b6_a_player_who_laid_off_earlier_is_not_rummy() -> None:
 
 
 @pytest.mark.parametrize("must_discard", [False, True])
-def test_b7_must_discard_to_go_out(must_discard: bool) -> None:
+def test_must_discard_to_go_out(must_discard: bool) -> None:
     game = basic(2, dealer=1, must_discard_to_go_out=must_discard)
     deal(game, {}, "Kd")
     poke(game, hands={0: "9h", 1: "2c 3c"}, stock="Th", discard="Kd", turn=0, phase="draw")
@@ -174,7 +174,7 @@ def test_b7_must_discard_to_go_out(must_discard: bool) -> None:
     assert result.winners == (0,)
 
 
-def test_b8_the_card_taken_cannot_be_discarded() -> None:
+def test_the_card_taken_cannot_be_discarded() -> None:
     game = basic(2, dealer=1)
     deal(game, {}, "Kd")
     poke(game, hands={0: "Qc", 1: "2c 3c"}, stock="5h 6s", discard="9d", turn=0, phase="draw")
@@ -189,7 +189,7 @@ def test_b8_the_card_taken_cannot_be_discarded() -> None:
     assert game.can(Discard(0, card("9d")))
 
 
-def test_b9_stock_exhaustion_ends_the_hand() -> None:
+def test_stock_exhaustion_ends_the_hand() -> None:
     game = basic(3, dealer=2, stock_exhaustion_limit=1)
     deal(game, {}, "Kd")
     poke(game, hands={0: "Qc 2c Kd", 1: "Ks Th", 2: "Kc Qh Jd Ac"}, stock="", discard="3c",
@@ -200,7 +200,7 @@ def test_b9_stock_exhaustion_ends_the_hand() -> None:
     assert list(result.points) == [(20 - 12) + (31 - 12), 0, 0]
 
 
-def test_b9_ties_for_lowest_and_low_score_wins() -> None:
+def test_ties_for_lowest_and_low_score_wins() -> None:
     game = basic(3, dealer=2, stock_exhaustion_limit=1)
     deal(game, {}, "Kd")
     poke(game, hands={0: "Qc 2c Kd", 1: "Ks 2h", 2: "Kc Qh Jd Ac"}, discard="3c", turn=0)
@@ -214,7 +214,7 @@ def test_b9_ties_for_lowest_and_low_score_wins() -> None:
 
 
 @pytest.mark.parametrize("mode", ["shuffle", "turn_over"])
-def test_b10_rebuild(mode: str) -> None:
+def test_rebuild(mode: str) -> None:
     game = basic(2, dealer=1, stock_rebuild=mode)
     deal(game, {}, "Kd")
     poke(game, hands={0: "Qc 2c", 1: "5s 6d"}, discard="3c 9d Ks", turn=0, phase="play")
@@ -231,7 +231,7 @@ def test_b10_rebuild(mode: str) -> None:
     assert game.exhaustions == 1 and game.phase is Phase.DRAW and game.turn == 1
 
 
-def test_b11_game_end() -> None:
+def test_game_end() -> None:
     game = basic(2, dealer=1)
     deal(game, {}, "Kd")
     game.scores = [140, 90]
@@ -244,7 +244,7 @@ def test_b11_game_end() -> None:
     assert game.is_over and game.legal_actions() == []
 
 
-def test_b11_low_score_wins_lowest_total_wins() -> None:
+def test_low_score_wins_lowest_total_wins() -> None:
     game = basic(2, dealer=1, scoring_mode="low_score_wins", target_score=100)
     deal(game, {}, "Kd")
     game.scores = [40, 95]

@@ -1,4 +1,4 @@
-"""Chicago Rummy: RULES.md 4, worked examples C-1 and C-3 to C-7."""
+"""Chicago Rummy (docs/rules.md 4): knock limits, penalties, rummy, elimination, seven 2s."""
 
 import pytest
 from rig import card, deal, poke
@@ -24,11 +24,11 @@ def chicago(players: int, dealer: int = 0, **options: object) -> ChicagoRummy:
 
 @pytest.mark.parametrize(("score", "limit"), [(0, 9), (91, 9), (92, 8), (95, 5), (99, 1),
                                               (100, 0)])
-def test_c1_knock_table(score: int, limit: int) -> None:
+def test_knock_table(score: int, limit: int) -> None:
     assert chicago(2).knock_limit(score) == limit
 
 
-def test_c1_a_player_at_95_knocks_with_5_not_6() -> None:
+def test_a_player_at_95_knocks_with_5_not_6() -> None:
     game = chicago(2, dealer=1)
     game.scores = [95, 0]
     deal(game, {}, "Kd")
@@ -50,7 +50,7 @@ def c3(b_hand: str, **options: object) -> tuple[HandScored, ChicagoRummy]:
     return result, game
 
 
-def test_c3_knocker_not_lowest_pays_the_penalty() -> None:
+def test_knocker_not_lowest_pays_the_penalty() -> None:
     result, game = c3("7h 7s 7c Jd Qd Kd Ac")
     assert result.outcome == "knock"
     assert list(result.totals) == [58, 96, 49]
@@ -62,12 +62,12 @@ def test_c3_knocker_not_lowest_pays_the_penalty() -> None:
     ("7h 7s 7c Jd Qd Kd 3c", {"knock_penalty_on_tie": False}, [43, 98, 49]),
     ("7h 7s 7c Jd Qd Kd 4c", {}, [43, 99, 49]),
 ])
-def test_c3_variants(b_hand: str, options: dict[str, object], totals: list[int]) -> None:
+def test_variants(b_hand: str, options: dict[str, object], totals: list[int]) -> None:
     result, _ = c3(b_hand, **options)
     assert list(result.totals) == totals
 
 
-def test_c4_rummy_never_pays_a_penalty() -> None:
+def test_rummy_never_pays_a_penalty() -> None:
     game = chicago(2, dealer=1)
     deal(game, {}, "Kd")
     poke(game, hands={0: "4s 5s 6s 8c 8d 8h 8s Kc", 1: "7h 7s 7c Jd Qd Kd 2s"}, stock="Qs")
@@ -97,7 +97,7 @@ def test_rummy_timing_after_discard_forbids_the_start_of_turn_call() -> None:
     game.apply(DrawStock(0))
 
 
-def test_c5_elimination() -> None:
+def test_elimination() -> None:
     for at_equal, out in [(False, (0,)), (True, (0, 1))]:
         game = chicago(3, dealer=2, eliminate_at_equal=at_equal)
         game.scores = [97, 96, 0]
@@ -112,7 +112,7 @@ def test_c5_elimination() -> None:
             assert game.hand_knock_limits()[1] == 0
 
 
-def test_c6_seven_twos_win_the_game() -> None:
+def test_seven_twos_win_the_game() -> None:
     game = chicago(2, dealer=1)
     deal(game, {}, "Kd")
     poke(game, hands={0: "2c 2d 2h 2s 2c 2d 2h Kc", 1: "Ac"}, stock="Qs")
@@ -120,7 +120,7 @@ def test_c6_seven_twos_win_the_game() -> None:
     assert isinstance(events[-1], GameOver) and events[-1].winners == (0,)
 
 
-def test_c7_last_player_standing() -> None:
+def test_last_player_standing() -> None:
     game = chicago(2, dealer=1)
     game.scores = [90, 85]
     deal(game, {}, "Kd")
@@ -130,7 +130,7 @@ def test_c7_last_player_standing() -> None:
     assert isinstance(events[-1], GameOver) and events[-1].winners == (1,)
 
 
-def test_c7_both_eliminated_lowest_total_wins() -> None:
+def test_both_eliminated_lowest_total_wins() -> None:
     game = chicago(2, dealer=1)
     game.scores = [98, 99]
     deal(game, {}, "Kd")

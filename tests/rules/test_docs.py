@@ -1,6 +1,7 @@
 """The examples in docs/rules.md and in the rules engine's docstrings run as written."""
 
 import doctest
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,3 +36,20 @@ def test_the_rules_command_stops_quietly_when_its_reader_does() -> None:
         err = proc.stderr.read()
         assert proc.wait(timeout=30) == 0, err
     assert b"Traceback" not in err
+
+
+def test_no_file_points_at_a_rules_text_outside_the_repository() -> None:
+    """The rules are docs/rules.md: no code or doc cites another rules text."""
+    root = DOCS.parent
+    outside = re.compile("RULES" + r"(\.md|\s+\d)")
+    found = []
+    for path in root.rglob("*"):
+        parts = path.relative_to(root).parts
+        if not path.is_file() or parts[0] in (".git", ".venv", "build", "node_modules") or \
+                "node_modules" in parts or path.suffix not in (".py", ".md", ".mjs", ".toml",
+                                                               ".json", ".txt", ""):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [f"{path.relative_to(root)}:{n}" for n, line in enumerate(text.splitlines(), 1)
+                  if outside.search(line)]
+    assert found == []

@@ -1,10 +1,11 @@
-"""Gin Rummy: RULES.md 3, worked examples G-2 to G-8 played through the engine."""
+"""Gin Rummy (docs/rules.md 3): knocks, layoffs, undercuts, gin, the first turn, dead hands."""
 
 import pytest
-from rig import card, deal, poke
+from rig import card, cards, deal, poke
 
 from rummyhall.rules import (
     CannotGoOut,
+    CardNotHeld,
     Discard,
     DrawDiscard,
     DrawStock,
@@ -13,6 +14,7 @@ from rummyhall.rules import (
     HandScored,
     IllegalDiscard,
     IllegalDraw,
+    InvalidMeld,
     Knock,
     PassUpcard,
     Phase,
@@ -42,7 +44,7 @@ def knock_scenario(knocker: str, discard: str, defender: str, **options: object
     return result, show, game
 
 
-def test_g2_knock_with_layoffs() -> None:
+def test_knock_with_layoffs() -> None:
     result, show, game = knock_scenario("2c 3c 4c 9h 9s 9d Js Qs Ks 5d", "Kc",
                                         "5c 6c 9c Ts 7h 7s 7d 4d 4h 8d")
     knocker, defender = show.reveals
@@ -53,7 +55,7 @@ def test_g2_knock_with_layoffs() -> None:
 
 
 @pytest.mark.parametrize(("bonus", "points"), [(25, 34), (20, 29), (10, 19)])
-def test_g3_undercut_by_laying_off_everything(bonus: int, points: int) -> None:
+def test_undercut_by_laying_off_everything(bonus: int, points: int) -> None:
     result, show, _ = knock_scenario("Ac 2c 3c 8h 8s 8d 4h 5h 6h 9s", "Kc",
                                      "Jc Jd Jh 5s 6s 7s 2d 3d 4d 7h", undercut_bonus=bonus)
     assert show.reveals[1].points == 0
@@ -62,7 +64,7 @@ def test_g3_undercut_by_laying_off_everything(bonus: int, points: int) -> None:
 
 @pytest.mark.parametrize(("on_tie", "outcome", "points"), [(True, "undercut", [0, 25]),
                                                            (False, "tie", [0, 0])])
-def test_g4_tie(on_tie: bool, outcome: str, points: list[int]) -> None:
+def test_tie(on_tie: bool, outcome: str, points: list[int]) -> None:
     result, show, _ = knock_scenario("2c 3c 4c 9h 9s 9d Js Qs Ks 8d", "Kc",
                                      "5h 5s 5d Th Jh Qh 2s 3s 4s 8h", undercut_on_tie=on_tie)
     assert show.reveals[0].points == show.reveals[1].points == 8
@@ -70,13 +72,13 @@ def test_g4_tie(on_tie: bool, outcome: str, points: list[int]) -> None:
 
 
 @pytest.mark.parametrize(("layoff", "points"), [(False, 49), (True, 45)])
-def test_g5_gin(layoff: bool, points: int) -> None:
+def test_gin(layoff: bool, points: int) -> None:
     result, _, _ = knock_scenario("As 2s 3s 4d 4c 4h 7c 8c 9c Tc", "Kc",
                                      "Jh Qh Kh 5h 5s 5d 4s 2d 8d Qc", layoff_on_gin=layoff)
     assert result.outcome == "gin" and list(result.points) == [points, 0]
 
 
-def test_g6_first_turn_dealer_takes_the_upcard() -> None:
+def test_first_turn_dealer_takes_the_upcard() -> None:
     game = gin(dealer=1)
     deal(game, {0: "2c 3c 9h 9s Jd Qd Kd 4s 6s 8h", 1: "7d 7h 5c 5d Ac 2d 3h Th Jh Qs"}, "7c",
          stock="Ks 2s")
@@ -94,7 +96,7 @@ def test_g6_first_turn_dealer_takes_the_upcard() -> None:
     assert {a.kind for a in game.legal_actions()} == {"draw_stock", "draw_discard"}
 
 
-def test_g6_both_pass_non_dealer_must_draw_from_stock() -> None:
+def test_both_pass_non_dealer_must_draw_from_stock() -> None:
     game = gin(dealer=1)
     deal(game, {}, "7c", stock="Ks")
     game.apply(PassUpcard(0))
@@ -106,7 +108,7 @@ def test_g6_both_pass_non_dealer_must_draw_from_stock() -> None:
     assert game.hands[0][-1] == card("Ks")
 
 
-def test_g7_dead_hand_and_the_last_chance_to_knock() -> None:
+def test_dead_hand_and_the_last_chance_to_knock() -> None:
     game = gin(dealer=1)
     deal(game, {}, "Kd")
     poke(game, hands={0: "2c 3c 4c 9h 9s 9d Js Qs 5d 6h", 1: "Ac 5s 7d 8h Tc Jd Qc Kh 2d 3s"},
@@ -129,7 +131,7 @@ KEPT_BY_DEADWOOD = {
 
 @pytest.mark.parametrize(("limit", "deadwood", "allowed"), [(10, 10, True), (10, 11, False),
                                                             (0, 1, False), (0, 0, True)])
-def test_g8_knock_legality(limit: int, deadwood: int, allowed: bool) -> None:
+def test_knock_legality(limit: int, deadwood: int, allowed: bool) -> None:
     game = gin(knock_limit=limit)
     deal(game, {}, "Kd")
     poke(game, hands={0: f"{KEPT_BY_DEADWOOD[deadwood]} 8h", 1: "Ac"}, stock="2h 3h 4h",
@@ -161,3 +163,91 @@ def test_next_dealer(rule: str, expected: int) -> None:
          stock="2h 3h 4h", discard="Qd")
     game.apply(Knock(0, card("Kc")))  # seat 0 wins the hand; seat 1 dealt it
     assert game.dealer == expected
+
+
+# -- the knocker's own arrangement (docs/rules.md, "Gin Rummy: the showdown")
+
+SQUARE = "3c 4c 5c 3d 4d 5d 3h 4h 5h 2s"
+SQUARE_DEFENDER = "5s 2c Ac Ks Qh Jd 9h 8s Td Kc"
+
+
+def own_knock(knocker: str, discard: str, defender: str, melds: list[str],
+              **options: object) -> tuple[HandScored, Showdown]:
+    game = new_game("gin", options, players=2, first_dealer=1)
+    deal(game, {}, "Kd")
+    poke(game, hands={0: f"{knocker} {discard}", 1: defender}, stock="2h 3h 4h 5h",
+         discard="Qd", turn=0)
+    events = game.apply(Knock(0, card(discard), tuple(cards(m) for m in melds)))
+    (result,) = [e for e in events if isinstance(e, HandScored)]
+    (show,) = [e for e in events if isinstance(e, Showdown)]
+    return result, show
+
+
+def test_without_melds_the_server_lays_the_fewest_layoffs() -> None:
+    result, show, _ = knock_scenario(SQUARE, "Kh", SQUARE_DEFENDER)
+    assert [str(c) for c, _ in show.reveals[1].layoffs] == ["5s"]
+    assert list(result.points) == [68, 0]
+
+
+def test_the_knocker_lays_his_runs_and_the_defender_lays_off_on_them() -> None:
+    result, show = own_knock(SQUARE, "Kh", SQUARE_DEFENDER, ["3c 4c 5c", "3d 4d 5d", "3h 4h 5h"])
+    knocker, defender = show.reveals
+    assert [" ".join(map(str, m)) for m in knocker.melds] == ["3c 4c 5c", "3d 4d 5d", "3h 4h 5h"]
+    assert sorted(str(c) for c, _ in defender.layoffs) == ["2c", "Ac"]
+    assert {i for _, i in defender.layoffs} == {0}
+    assert result.outcome == "knock" and list(result.points) == [70, 0]
+
+
+def test_a_worse_arrangement_within_the_limit_is_his_to_choose() -> None:
+    # All ten cards meld (gin), but he lays 3c 4c 5c and keeps 2c as deadwood: a knock.
+    result, show = own_knock("2c 3c 4c 5c 9h 9s 9d Js Qs Ks", "Kc",
+                             "Ac 5h 6h 8d 8h 2d 7s 6d 4s Td", ["3c 4c 5c", "9h 9s 9d", "Js Qs Ks"])
+    assert show.reveals[0].points == 2 and [str(c) for c in show.reveals[0].deadwood] == ["2c"]
+    assert result.outcome == "knock" and list(result.points) == [55, 0]
+    result, show = own_knock("2c 3c 4c 5c 9h 9s 9d Js Qs Ks", "Kc",
+                             "Ac 5h 6h 8d 8h 2d 7s 6d 4s Td",
+                             ["2c 3c 4c 5c", "9h 9s 9d", "Js Qs Ks"])
+    assert result.outcome == "gin" and list(result.points) == [25 + 57, 0]
+
+
+def test_chosen_melds_must_be_valid_held_and_distinct() -> None:
+    with pytest.raises(CannotGoOut, match="with those melds"):
+        own_knock(SQUARE, "Kh", SQUARE_DEFENDER, ["4c 4d 4h", "5c 5d 5h"])  # 3c 3d 3h 2s: 11
+    with pytest.raises(InvalidMeld):
+        own_knock(SQUARE, "Kh", SQUARE_DEFENDER, ["3c 4c 5d", "3h 4h 5h", "3d 4d 5c"])
+    with pytest.raises(InvalidMeld, match="two melds"):
+        own_knock(SQUARE, "Kh", SQUARE_DEFENDER, ["3c 4c 5c", "3c 3d 3h"])
+    with pytest.raises(CardNotHeld):  # the knock card is discarded, not kept
+        own_knock(SQUARE, "Kh", SQUARE_DEFENDER, ["3h 4h 5h Kh"])
+    with pytest.raises(CardNotHeld):
+        own_knock(SQUARE, "Kh", SQUARE_DEFENDER, ["3s 3c 3d"])
+
+
+def test_legal_actions_list_knocks_without_melds() -> None:
+    game = new_game("gin", {}, players=2, first_dealer=1)
+    deal(game, {}, "Kd")
+    poke(game, hands={0: f"{SQUARE} Kh", 1: SQUARE_DEFENDER}, stock="2h 3h 4h 5h",
+         discard="Qd", turn=0)
+    knocks = [a for a in game.legal_actions() if isinstance(a, Knock)]
+    assert knocks and all(a.melds is None for a in knocks)
+
+
+def test_chicago_refuses_named_melds() -> None:
+    game = new_game("chicago", {}, players=2, first_dealer=1)
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "4s 5s 2h 8c 8d 8h 3d Kc", 1: "7h 7s 7c Jd Qd Kd Ac"},
+         stock="2c 3c 4c 5c", discard="Qh", turn=0)
+    with pytest.raises(InvalidMeld, match="without naming melds"):
+        game.apply(Knock(0, card("Kc"), (cards("8c 8d 8h"),)))
+    assert game.can(Knock(0, card("Kc")))
+
+
+def test_a_knock_over_the_limit_with_chosen_melds_is_refused() -> None:
+    game = new_game("gin", {}, players=2, first_dealer=1)
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "2c 3c 4c 9h 9s 9d Js Qs Ks 5d Kc", 1: SQUARE_DEFENDER},
+         stock="2h 3h 4h 5h", discard="Qd", turn=0)
+    before = game.hands[0][:]
+    with pytest.raises(CannotGoOut):
+        game.apply(Knock(0, card("Kc"), (cards("2c 3c 4c"), cards("9h 9s 9d"))))
+    assert game.hands[0] == before and game.phase is Phase.PLAY

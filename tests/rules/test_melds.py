@@ -1,4 +1,4 @@
-"""Meld validity (RULES 1.3, B-2, B-3) and reading order."""
+"""Meld validity (docs/rules.md 1, "Melds"; 2, layoffs) and reading order."""
 
 import pytest
 
@@ -11,7 +11,7 @@ CHICAGO = MeldRules(max_set_size=0, wild_rank=2)
 
 
 @pytest.mark.parametrize("text", ["7c 7d 7h", "7c 7d 7h 7s", "Ah 2h 3h", "9s 10s Js Qs"])
-def test_b2_valid(text: str) -> None:
+def test_valid(text: str) -> None:
     assert meld_kind(parse_cards(text), LOW) is not None
 
 
@@ -23,7 +23,7 @@ def test_b2_valid(text: str) -> None:
     ("Kh Ah 2h", False, False, True),
     ("Qs Ks As 2s", False, False, True),
 ])
-def test_b2_invalid_by_ace_mode(text: str, low: bool, high: bool, corner: bool) -> None:
+def test_invalid_by_ace_mode(text: str, low: bool, high: bool, corner: bool) -> None:
     cards = parse_cards(text)
     assert [meld_kind(cards, r) is not None for r in (LOW, HIGH, CORNER)] == [low, high, corner]
 
@@ -66,7 +66,7 @@ def test_reading_order() -> None:
     assert format_cards(order_meld(parse_cards("Ah Kh Qh"), HIGH)) == "Qh Kh Ah"
 
 
-def test_b3_layoffs() -> None:
+def test_layoffs() -> None:
     eights = parse_cards("8c 8d 8s")
     assert can_lay_off(eights, parse_cards("8h"), LOW)
     assert not can_lay_off(eights, parse_cards("9h"), LOW)

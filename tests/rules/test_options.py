@@ -1,11 +1,11 @@
-"""Table options: every option of RULES.md section 6, its defaults and its validation."""
+"""Table options: every option of docs/rules.md, its defaults and its validation."""
 
 import pytest
 
 from rummyhall.rules import GAMES, OptionError, option_specs, options_to_dict, parse_options
 from rummyhall.rules.options import ThirteenOptions
 
-# RULES.md section 6, as a table: (game, option, type, default)
+# The options of docs/rules.md, as a table: (game, option, type, default)
 SECTION_6 = [
     ("basic", "forbid_discarding_taken_card", "bool", True),
     ("gin", "forbid_discarding_taken_card", "bool", True),
@@ -60,7 +60,7 @@ def test_every_option_of_section_6_exists_with_its_default() -> None:
     for game, name, kind, default in SECTION_6:
         spec = specs.pop((game, name))
         assert (spec.type, spec.default) == (kind, default), (game, name)
-    assert not specs, f"options not in RULES.md section 6: {sorted(specs)}"
+    assert not specs, f"options not in docs/rules.md: {sorted(specs)}"
 
 
 def test_enum_values() -> None:

@@ -1,7 +1,7 @@
-"""The meld solver: RULES.md worked examples, and properties against a brute force.
+"""The meld solver: the worked examples of docs/rules.md, and properties against a brute force.
 
 The brute force here shares nothing with the solver but :func:`meld_kind` (the normative
-validator, RULES.md 1.3): it tries every subset of the cards as a meld.
+validator, docs/rules.md 1): it tries every subset of the cards as a meld.
 """
 
 from __future__ import annotations
@@ -142,12 +142,12 @@ def check_arrangement(hand: Sequence[int], arrangement: Arrangement, rules: Meld
 
 
 @pytest.mark.parametrize(("rules", "text", "points"), [
-    (GIN, "4h 5h 6h 7h 7s 7d 8c 9c 10c 3s", 3),  # 1.4 greedy counterexample, G-1
-    (GIN, "5h 6h 7h 7s 7d 8c 9c 10c Ks Qd", 31),  # G-1
-    (CHICAGO, "2s 5h 5c 9d 10d Kc 3h", 23),  # C-2
+    (GIN, "4h 5h 6h 7h 7s 7d 8c 9c 10c 3s", 3),
+    (GIN, "5h 6h 7h 7s 7d 8c 9c 10c Ks Qd", 31),
+    (CHICAGO, "2s 5h 5c 9d 10d Kc 3h", 23),
     (CHICAGO, "Qh Qd 2s 2c 9c 5d 5d", 9),
     (CHICAGO, "Ks Kh 2c 9h 10h 6c 4h", 29),
-    (thirteen(1), "3c 7h 7s", 0),  # T-1
+    (thirteen(1), "3c 7h 7s", 0),
     (thirteen(1), "3h 3s 7c", 0),
     (thirteen(1), "3h 3s 3d", 0),
     (thirteen(1, all_wild=False), "3h 3s 3d", 0),
@@ -157,13 +157,13 @@ def check_arrangement(hand: Sequence[int], arrangement: Arrangement, rules: Meld
     (thirteen(1), "JK 7d 7s", 0),
     (thirteen(1), "3h 3s JK", 0),
     (thirteen(1, all_wild=False), "3h 3s JK", 26),
-    (thirteen(11), "Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As", 21),  # T-2
+    (thirteen(11), "Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As", 21),
     (thirteen(11, face_points=True), "Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As", 22),
     (thirteen(11, ace_high=True), "Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As", 30),
     (thirteen(11, ace_high=True, face_points=True),
      "Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As", 33),
-    (thirteen(11), "Ks Kd 4c 5c 7c 9d 9s Qh Jh 2s 3h Ad 8s", 30),  # T-3
-    (thirteen(11), "Ac 4c 7c 10c 2d 5d 8d Jd 3h 6h 9h Qh Ks", 85),  # T-4
+    (thirteen(11), "Ks Kd 4c 5c 7c 9d 9s Qh Jh 2s 3h Ad 8s", 30),
+    (thirteen(11), "Ac 4c 7c 10c 2d 5d 8d Jd 3h 6h 9h Qh Ks", 85),
     (thirteen(11, face_points=True), "Ac 4c 7c 10c 2d 5d 8d Jd 3h 6h 9h Qh Ks", 91),
     (thirteen(11, ace_high=True), "Ac 4c 7c 10c 2d 5d 8d Jd 3h 6h 9h Qh Ks", 99),
 ])
@@ -182,14 +182,14 @@ def test_greedy_counterexample_melds() -> None:
     assert str(arrangement) == "8c 9c Tc | 7d 7h 7s | 4h 5h 6h / deadwood 3s (3)"
 
 
-def test_c2_melds() -> None:
+def test_melds() -> None:
     arrangement = best_arrangement(cards("Qh Qd 2s 2c 9c 5d 5d"), CHICAGO)
     assert sorted(map(sorted, arrangement.melds)) == sorted(
         map(sorted, [cards("Qh Qd 2s"), cards("5d 5d 2c")]))
     assert arrangement.deadwood == cards("9c")
 
 
-def test_t2_king_goes_with_queens_under_face_points() -> None:
+def test_king_goes_with_queens_under_face_points() -> None:
     hand = cards("Kh Qs Qd Jc 10c 4h 5h 6h 8d 8c 8s 8h As")
     arrangement = best_arrangement(hand, thirteen(11, face_points=True))
     assert set(arrangement.deadwood) == set(cards("Jc 10c As"))
@@ -198,7 +198,7 @@ def test_t2_king_goes_with_queens_under_face_points() -> None:
     assert cards("Qs Kh As") in arrangement.melds
 
 
-def test_t4_unmelded_wild_counts_its_rank() -> None:
+def test_unmelded_wild_counts_its_rank() -> None:
     arrangement = best_arrangement(cards("Ac 4c 7c 10c 2d 5d 8d Jd 3h 6h 9h Qh Ks"), thirteen(11))
     assert arrangement.melds == ()
     assert Card.parse("Ks") in arrangement.deadwood
@@ -209,7 +209,7 @@ def layoff_cards(result: solver.LayoffResult, melds: Sequence[Sequence[Card]]) -
     return {str(card): str(melds[index][0]) for card, index in result.layoffs}
 
 
-def test_g2_knock_with_layoffs() -> None:
+def test_knock_with_layoffs() -> None:
     knocker, defender = cards("2c 3c 4c 9h 9s 9d Js Qs Ks 5d"), cards(
         "5c 6c 9c 10s 7h 7s 7d 4d 4h 8d")
     shown, result = knocker_arrangement(knocker, defender, GIN, allow_layoffs=True)
@@ -223,7 +223,7 @@ def test_g2_knock_with_layoffs() -> None:
     assert deadwood_points(defender, GIN) == 46
 
 
-def test_g3_undercut_by_laying_off_everything() -> None:
+def test_undercut_by_laying_off_everything() -> None:
     shown, result = knocker_arrangement(cards("Ac 2c 3c 8h 8s 8d 4h 5h 6h 9s"),
                                         cards("Jc Jd Jh 5s 6s 7s 2d 3d 4d 7h"), GIN,
                                         allow_layoffs=True)
@@ -233,7 +233,7 @@ def test_g3_undercut_by_laying_off_everything() -> None:
     assert layoff_cards(result, shown.melds) == {"7h": "4h"}
 
 
-def test_g4_card_fitting_nothing() -> None:
+def test_card_fitting_nothing() -> None:
     shown, result = knocker_arrangement(cards("2c 3c 4c 9h 9s 9d Js Qs Ks 8d"),
                                         cards("5h 5s 5d 10h Jh Qh 2s 3s 4s 8h"), GIN,
                                         allow_layoffs=True)
@@ -241,7 +241,7 @@ def test_g4_card_fitting_nothing() -> None:
 
 
 @pytest.mark.parametrize(("allow", "points"), [(False, 24), (True, 20)])
-def test_g5_gin_without_and_with_layoffs(allow: bool, points: int) -> None:
+def test_gin_without_and_with_layoffs(allow: bool, points: int) -> None:
     shown, result = knocker_arrangement(cards("As 2s 3s 4d 4c 4h 7c 8c 9c 10c"),
                                         cards("Jh Qh Kh 5h 5s 5d 4s 2d 8d Qc"), GIN,
                                         allow_layoffs=allow)
@@ -271,7 +271,7 @@ def test_knocker_blocks_layoffs() -> None:
 
 
 def test_knocker_shows_the_fewest_layoffs_even_at_a_cost_in_points() -> None:
-    """RULES 3.4 step 1: the fewest layoffs decides, not the defender's points."""
+    """docs/rules.md 3, "The showdown": the fewest layoffs decides, not the defender's points."""
     knocker = cards("3c 4c 5c 3d 4d 5d 3h 4h 5h 2s")
     defender = cards("5s 2c Ac Ks Qh Jd 9h 8s Td Kc")
     shown, result = knocker_arrangement(knocker, defender, GIN, allow_layoffs=True)

@@ -1,4 +1,4 @@
-"""Three Thirteen: RULES.md 5, worked examples T-5 and T-6 and the round structure."""
+"""Three Thirteen (docs/rules.md 5): last turns, ties and the round structure."""
 
 import pytest
 from rig import card, deal
@@ -46,7 +46,7 @@ def test_too_few_cards_are_refused() -> None:
         thirteen(8, decks=1)
 
 
-def test_t5_going_out_and_last_turns() -> None:
+def test_going_out_and_last_turns() -> None:
     game = thirteen(4, dealer=0)
     game.round = 5  # 7 cards, sevens wild
     deal(game, {1: "4h 5h 6h 9c 9d 9s Kc"}, "Qd", stock="7c 2s 3s 4s")
@@ -69,7 +69,7 @@ def test_t5_going_out_and_last_turns() -> None:
     assert game.round == 6 and game.phase is Phase.DEAL and game.dealer == 1
 
 
-def test_t6_shared_win() -> None:
+def test_shared_win() -> None:
     game = thirteen(3, dealer=2)
     game.round = 11
     game.scores = [87, 60, 54]

@@ -8,8 +8,19 @@ from pathlib import Path
 
 import trio
 
+from rummyhall.bots import knock_with_melds
 from rummyhall.client import Bot, GameResult, run_bot
-from rummyhall.rules import Discard, SeatAction, SeatView, best_discard, meld_rules_for
+from rummyhall.rules import (
+    Card,
+    Discard,
+    Knock,
+    SeatAction,
+    SeatView,
+    Showdown,
+    best_arrangement,
+    best_discard,
+    meld_rules_for,
+)
 from rummyhall.server import Hall
 
 EXAMPLE = '''
@@ -109,3 +120,39 @@ async def test_rummyhall_bot_reports_a_refusal_in_one_line(hall: Hall) -> None:
     assert result.returncode == 1
     assert "knock_limit" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+class OwnMelds(Greedy):
+    """Knocks laying its melds itself: the best arrangement's, named explicitly."""
+
+    name = "own_melds"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.knocks = 0
+        self.shown: list[tuple[tuple[Card, ...], ...]] = []
+
+    def choose(self, view: SeatView, legal: Sequence[SeatAction]) -> SeatAction:
+        action = super().choose(view, legal)
+        if isinstance(action, Knock) and action.card is not None:
+            rules = meld_rules_for(view.game, dict(view.options))
+            kept = [c for c in view.hand if c != action.card]
+            self.knocks += 1
+            return knock_with_melds(action, best_arrangement(kept, rules).melds)
+        return action
+
+    def on_event(self, table: int, event: object, view: SeatView | None) -> None:
+        if isinstance(event, Showdown) and view is not None and view.seat is not None:
+            mine = next(r for r in event.reveals if r.seat == view.seat)
+            if mine.melds:
+                self.shown.append(mine.melds)
+
+
+async def test_a_network_bot_knocks_with_its_own_melds(hall: Hall) -> None:
+    assert hall.port
+    bot = OwnMelds()
+    results = await run_bot(bot, "127.0.0.1", hall.port, game="gin",
+                            options={"target_score": 40}, games=1)
+    assert results and results[0].winners
+    assert bot.knocks >= 1  # every knock it sent was accepted (a refusal would be logged
+    assert bot.shown  # and the game would stall): the showdowns show its melds

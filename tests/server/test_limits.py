@@ -408,3 +408,30 @@ async def test_a_resumed_connection_is_of_the_kind_its_hello_says(hall: Hall) ->
             pass
         assert reply.code == "spectator_only" and reply.id == 2
         await tool.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(idle_seconds=idle)
+                                      for idle in (1, 2.5, 4, 20, 91, 86_400)],
+                         ids=lambda s: f"idle{s.idle_seconds:g}")
+async def test_the_ping_interval_is_at_most_a_third_of_the_idle_timeout(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    mock_clock.autojump_threshold = 0.05
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    welcome = await raw.hello("ada")
+    assert isinstance(welcome, Welcome)
+    limits = welcome.limits
+    assert limits.ping_seconds >= 1 and 3 * limits.ping_seconds <= limits.idle_seconds
+    assert limits.ping_seconds == min(30, max(3, int(settings.idle_seconds)) // 3)
+    # A client pinging at the announced interval is never closed for idleness.
+    for n in range(2 if limits.ping_seconds > 10 else 4):
+        await trio.sleep(limits.ping_seconds)
+        await raw.send(Ping(id=n))
+        assert isinstance(await raw.receive(timeout=5), Pong)
+    if limits.idle_seconds > 20:  # (the lobby's 0.1 s ticks make long waits slow to mock)
+        await raw.aclose()
+        return
+    # and a silent one is closed no sooner than the announced idle timeout
+    started = trio.current_time()
+    assert fatal_codes(await raw.receive_until_closed(timeout=90_000)) == ["idle_timeout"]
+    assert trio.current_time() - started >= limits.idle_seconds

@@ -95,6 +95,29 @@ async def test_illegal_and_stale_actions_change_nothing(hall: Hall) -> None:
         await play_seat(ada, table, SimpleBot())
 
 
+async def test_an_action_naming_another_seat_is_refused_not_played_for_ones_own(
+        hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        table = await gin_table(ada, bot_seat=1)
+        await my_turn(ada, table)
+        state = ada.tables[table]
+        assert state.view is not None and state.seat == 0
+        move = state.view.move_number
+        for other in (1, 7):
+            with pytest.raises(RequestRefused) as info:
+                await ada.request(ActionMessage(table=table, move=move,
+                                                action={"kind": "pass", "seat": other}))
+            assert info.value.code == "not_your_seat"
+            await my_turn(ada, table)
+            assert state.view.move_number == move
+        # naming one's own seat is allowed (and means nothing more)
+        await ada.request(ActionMessage(table=table, move=move,
+                                        action={"kind": "pass", "seat": 0}))
+        await wait_for(lambda: state.view is not None and state.view.move_number > move)
+        await play_seat(ada, table, SimpleBot())
+
+
 async def test_actions_of_other_seats_and_spectators_are_refused(hall: Hall) -> None:
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada") as ada, \
