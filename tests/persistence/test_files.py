@@ -53,7 +53,7 @@ def test_the_database_of_another_program(tmp_path: Path) -> None:
 def test_a_damaged_file(tmp_path: Path) -> None:
     data = tmp_path / "hall.sqlite3"
     store = Store.open(str(data))
-    store.write([("INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?)",
+    store.write([("INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
                   (i, f"p{i}", "person", f"{i:032x}")) for i in range(1, 2000)])
     store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
@@ -79,7 +79,9 @@ def test_a_file_of_a_newer_schema(tmp_path: Path) -> None:
 def test_an_older_schema_is_migrated(tmp_path: Path) -> None:
     data = tmp_path / "hall.sqlite3"
     with contextlib.closing(sqlite3.connect(data)) as conn:
-        conn.executescript(MIGRATIONS[1])
+        script = MIGRATIONS[1]
+        assert isinstance(script, str)
+        conn.executescript(script)
         conn.execute("INSERT INTO players VALUES (1, 'ada', 'person', ?)", ("a" * 32,))
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute("PRAGMA user_version = 1")
@@ -148,7 +150,7 @@ def test_the_server_checkpoints_the_wal_itself(tmp_path: Path) -> None:
     store = Store.open(path, autocheckpoint=False)
     try:
         for n in range(300):
-            store.write([("INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?)",
+            store.write([("INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
                           (n + 1, f"p{n}", "bot", f"{n:032x}"))])
         wal = Path(path + "-wal").stat().st_size
         assert wal > 300 * 4096  # every commit appended to the WAL, none copied back
@@ -179,7 +181,7 @@ async def test_the_wal_stays_bounded_under_steady_commits(tmp_path: Path,
             end = trio.current_time() + 3
             while trio.current_time() < end:
                 await journal._submit([(
-                    "INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
                     (n + k, "p" * 500, "bot", f"{n + k:032x}")) for k in range(1, 21)])
                 n += 20
                 if n % 2000 == 0:
@@ -214,7 +216,7 @@ async def test_a_lock_held_by_another_program_does_not_stall_the_server(tmp_path
             other.execute("BEGIN IMMEDIATE")  # another program takes the write lock
             nursery.start_soon(trio.to_thread.run_sync, _release_later, other, 0.4)
             started = trio.current_time()
-            await journal._submit([("INSERT INTO players (id, name, kind, token) "
+            await journal._submit([("INSERT INTO players (id, name, kind, token_digest) "
                                     "VALUES (1, 'ada', 'person', ?)", ("0" * 32,))])
             assert trio.current_time() - started >= 0.35  # it waited for the lock
             nursery.cancel_scope.cancel()
