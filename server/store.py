@@ -260,7 +260,7 @@ class Store:
         self._reader: sqlite3.Connection | None = None
         self._lock: IO[bytes] | None = None  # the server lock (see _server_lock)
         self._checkpointer: sqlite3.Connection | None = None
-        self._readonly = False  # opened by open_for_reading: one read-only connection
+        self._readonly = False  # opened by open_for_reading: one connection, for queries
 
     @property
     def reader(self) -> sqlite3.Connection:
@@ -361,7 +361,8 @@ class Store:
     def open_for_reading(cls, setting: str) -> Store:
         """Open an existing file for the commands that only read it (history, replay,
         export, ratings, backup), without ever writing to it: a read-only connection that
-        takes no write lock, so it never holds up a running server's commits.
+        takes no write lock (``query_only``), so it never holds up a running server's
+        commits.
 
         A file of an older schema (never opened by this version's server) is migrated
         first, as :meth:`open` does. Raises :class:`StoreError` like :meth:`open`.
@@ -374,11 +375,7 @@ class Store:
         if os.path.isdir(path):
             raise StoreError(f"{path} is a directory, not a data file")
         cls._check_header(path)
-        try:
-            conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True,
-                                   isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(_explain(path, exc)) from None
+        conn = _connect_for_reading(path)
         try:
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA busy_timeout = 5000")
@@ -400,6 +397,13 @@ class Store:
             conn.close()
             cls.open(setting, create=False).close()  # migrate it once
             return cls.open_for_reading(setting)
+        try:
+            check = conn.execute("PRAGMA quick_check").fetchone()[0] if objects else "ok"
+        except sqlite3.Error as exc:
+            check = str(exc)
+        if check != "ok":
+            conn.close()
+            raise StoreError(_damaged(path, check))
         store = cls(conn, path)
         store._readonly = True
         return store
@@ -433,8 +437,7 @@ class Store:
         if not fresh and objects:  # before anything writes to it: a damaged file stays as is
             check = c.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
-                raise StoreError(f"{self.path} is damaged ({check}); restore a backup "
-                                 f"(rummyhall backup) or give another --data file")
+                raise StoreError(_damaged(self.path, check))
         if self.path != MEMORY:  # only now: it rewrites the header of an old-style file
             mode = c.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
@@ -681,7 +684,8 @@ def _explain(path: str, exc: sqlite3.Error) -> str:
         return (f"{path}: cannot write the data file ({text}); is its directory writable? "
                 f"Give another --data file")
     if "not a database" in lowered or "malformed" in lowered:
-        return f"{path} is damaged or not a Rummy Hall data file ({text})"
+        return (f"{path} is damaged or not a Rummy Hall data file ({text}); restore a backup "
+                f"(rummyhall backup) or give another --data file")
     if "locked" in lowered or "busy" in lowered:
         return f"{path} is locked by another program ({text})"
     return f"{path}: {text}"
@@ -693,6 +697,34 @@ def _no_space(path: str) -> bool:
         return shutil.disk_usage(os.path.dirname(os.path.abspath(path))).free < 1 << 20
     except OSError:
         return False
+
+
+def _connect_for_reading(path: str) -> sqlite3.Connection:
+    """A connection that only reads: an ordinary one (query_only), which cleans up the
+    WAL and shared-memory files it made; in a directory it cannot write to, a read-only
+    one (immutable when there is no WAL: no server can be writing it)."""
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA schema_version").fetchone()  # (opens the file for real)
+        return conn
+    except sqlite3.Error:
+        with contextlib.suppress(UnboundLocalError, sqlite3.Error):
+            conn.close()
+    uri = f"{Path(path).absolute().as_uri()}?mode=ro"
+    if not os.path.exists(path + "-wal") and not os.path.exists(path + "-shm"):
+        # nothing can write here (no WAL can be made beside it): the file is immutable
+        uri += "&immutable=1"
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA schema_version").fetchone()
+        return conn
+    except sqlite3.Error as exc:
+        raise StoreError(_explain(path, exc)) from None
+
+
+def _damaged(path: str, check: str) -> str:
+    return (f"{path} is damaged ({check}); restore a backup (rummyhall backup) or give "
+            f"another --data file")
 
 
 def _newer(path: str, version: int) -> str:
@@ -733,7 +765,9 @@ def _server_lock(path: str) -> IO[bytes]:
         try:
             f = os.fdopen(os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE), "r+b")
         except OSError as exc:
-            raise StoreError(f"cannot create {lock_path}: {exc.strerror or exc}") from None
+            raise StoreError(f"cannot create {lock_path} beside {path}: "
+                             f"{exc.strerror or exc}; is its directory writable? Give "
+                             f"another --data file") from None
         try:
             if sys.platform == "win32":  # one byte past the process id, which stays readable
                 f.seek(LOCK_BYTE)

@@ -16,6 +16,7 @@ import pytest
 import trio
 from persistence_helpers import run_serve
 
+from rummyhall.cli import main
 from rummyhall.server import Settings
 from rummyhall.server import journal as journal_module
 from rummyhall.server.journal import Journal
@@ -254,3 +255,94 @@ def test_one_server_per_data_file(tmp_path: Path) -> None:
     finally:
         first.close()
     Store.open(str(data), exclusive=True).close()
+
+
+def _damaged(path: Path) -> None:
+    store = Store.open(str(path))
+    store.write([("INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
+                  (i, f"p{i}", "person", f"{i:064x}")) for i in range(1, 2000)])
+    store.close()
+    raw = bytearray(path.read_bytes())
+    raw[4096 * 2: 4096 * 4] = b"\xa5" * 8192
+    path.write_bytes(bytes(raw))
+
+
+def _newer(path: Path) -> None:
+    Store.open(str(path)).close()
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+
+
+def _other_program(path: Path) -> None:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
+        conn.commit()
+
+
+BAD_FILES = {
+    "not SQLite": (lambda p: p.write_bytes(b"shopping list: eggs, milk\n" * 100),
+                   "not a Rummy Hall data file"),
+    "damaged": (_damaged, "damaged"),
+    "newer": (_newer, "newer"),
+    "another program's": (_other_program, "another program"),
+}
+TO_DO = ("give another --data file", "restore a backup", "upgrade rummyhall")
+
+
+@pytest.mark.parametrize("kind", list(BAD_FILES))
+def test_a_bad_file_gets_one_line_from_every_command_and_is_never_modified(
+        tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    make, why = BAD_FILES[kind]
+    data = tmp_path / "hall.sqlite3"
+    make(data)
+    before = data.read_bytes()
+    beside = sorted(p.name for p in tmp_path.iterdir())
+    commands = [["serve"], ["history"], ["ratings"], ["export", "1"],
+                ["replay", "1", "--no-pause"], ["backup", str(tmp_path / "b.sqlite3")]]
+    for command in commands:
+        if command[0] == "serve":
+            done = run_serve(data)
+            code, err = done.returncode, done.stderr
+        else:
+            code = main([command[0], "--data", str(data), *command[1:]])
+            err = capsys.readouterr().err
+        lines = err.strip().splitlines()
+        assert code == 1, (command, err)
+        assert len(lines) == 1, (command, err)
+        assert str(data) in lines[0] and why in lines[0], (command, lines[0])
+        assert any(advice in lines[0] for advice in TO_DO), (command, lines[0])
+        assert data.read_bytes() == before, command
+        assert sorted(p.name for p in tmp_path.iterdir()) == beside, command
+
+
+def test_a_data_file_in_a_read_only_directory(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The server refuses it in one line and leaves it as it was; the commands that only
+    read still read it."""
+    folder = tmp_path / "ro"
+    root = os.geteuid() == 0
+    with mounted(folder, "size=4m") if root else contextlib.nullcontext():
+        if not root:
+            folder.mkdir()
+        data = folder / "hall.sqlite3"
+        Store.open(str(data)).close()
+        before = data.read_bytes()
+        if root:  # root writes through permissions: the mount goes read-only instead
+            made = subprocess.run(["mount", "-o", "remount,ro", str(folder)],
+                                  capture_output=True, check=False)
+            if made.returncode != 0:
+                pytest.skip(f"cannot remount read-only: {made.stderr.decode().strip()}")
+        else:
+            folder.chmod(0o555)
+        try:
+            done = run_serve(data)
+            lines = done.stderr.strip().splitlines()
+            assert done.returncode == 1 and len(lines) == 1, done.stderr
+            assert str(data) in lines[0] and "writable" in lines[0], lines[0]
+            assert main(["history", "--data", str(data)]) == 0
+            assert "no games yet" in capsys.readouterr().out
+            assert data.read_bytes() == before
+            assert sorted(p.name for p in folder.iterdir()) == ["hall.sqlite3"]
+        finally:
+            if not root:
+                folder.chmod(0o755)
