@@ -9,7 +9,7 @@ import os
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -279,9 +279,12 @@ def _other_program(path: Path) -> None:
         conn.commit()
 
 
-BAD_FILES = {
-    "not SQLite": (lambda p: p.write_bytes(b"shopping list: eggs, milk\n" * 100),
-                   "not a Rummy Hall data file"),
+def _not_sqlite(path: Path) -> None:
+    path.write_bytes(b"shopping list: eggs, milk\n" * 100)
+
+
+BAD_FILES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "not SQLite": (_not_sqlite, "not a Rummy Hall data file"),
     "damaged": (_damaged, "damaged"),
     "newer": (_newer, "newer"),
     "another program's": (_other_program, "another program"),
