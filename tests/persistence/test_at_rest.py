@@ -18,8 +18,10 @@ import pytest
 import trio
 from persistence_helpers import Server, free_port, run_serve
 
+from rummyhall.cli import main
 from rummyhall.client import open_session
 from rummyhall.server import Hall, Settings
+from rummyhall.server.journal import replay
 from rummyhall.server.store import (
     APPLICATION_ID,
     LOCK_SUFFIX,
@@ -208,3 +210,47 @@ async def test_a_killed_server_leaves_nothing_that_stops_the_next_start(tmp_path
     finally:
         assert server.stop() == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hall.sqlite3", "hall.sqlite3.log"]
+
+
+async def test_a_backup_while_the_server_plays_is_consistent(tmp_path: Path) -> None:
+    """``rummyhall backup`` while eight tables of house bots play at full speed: every
+    copy passes SQLite's check, and every game in it replays from its journal (a
+    finished one to its recorded totals), with its journal gap-free."""
+    data = tmp_path / "hall.sqlite3"
+    async with serving(data) as hall:
+        assert hall.port is not None and hall.journal is not None
+        async with open_session(port=hall.port, name="host") as host:
+            for _ in range(8):
+                table = await host.create_table("gin", 2, options={"target_score": 60})
+                await host.add_bot(table, 0, "simple")
+                await host.add_bot(table, 1, "random")
+                await host.watch(table)
+                await host.start(table)
+            copies = []
+            for n in range(4):
+                appended = hall.journal.appended
+                copy = tmp_path / f"copy{n}.sqlite3"
+                code = await trio.to_thread.run_sync(
+                    main, ["backup", "--data", str(data), str(copy)])
+                assert code == 0
+                copies.append(copy)
+                assert hall.journal.appended > appended  # the tables played meanwhile
+    games = 0
+    for copy in copies:
+        store = Store.open(str(copy))
+        try:
+            for summary in store.games(limit=100, finished_only=False):
+                record = store.record(summary["id"])
+                assert record is not None
+                game, _, _ = replay(record["game"], record["options"], len(record["seats"]),
+                                    record["first_dealer"], record["actions"])
+                if record["state"] == "finished":
+                    assert game.is_over and list(game.scores) == record["totals"]
+                games += 1
+            gaps = store.reader.execute(
+                "SELECT count(*) FROM (SELECT game, max(n) + 1 - count(*) AS gap FROM "
+                "journal GROUP BY game) WHERE gap != 0").fetchone()[0]
+            assert gaps == 0
+        finally:
+            store.close()
+    assert games >= 8
