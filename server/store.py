@@ -576,12 +576,12 @@ class Store:
         where: list[str] = []
         params: list[Any] = []
         if name is not None:
-            sql = "SELECT g.* FROM game_names n JOIN games g ON g.id = n.game"
+            sql = f"SELECT {SUMMARY_COLUMNS} FROM game_names n JOIN games g ON g.id = n.game"
             where.append("n.name_key = ?")
             params.append(name_key(name))
             order = "n.game"
         else:
-            sql = "SELECT g.* FROM games g"
+            sql = f"SELECT {SUMMARY_COLUMNS} FROM games g"
             order = "g.id"
         if finished_only:
             where.append("g.state = 'finished'")
@@ -649,6 +649,12 @@ class Store:
             raise StoreError(_explain(target, exc)) from None
 
 
+# A summary's columns: the hands counted by SQLite, not decoded here (the GIL is free
+# meanwhile, and the server's event loop runs).
+SUMMARY_COLUMNS = ("g.id, g.table_id, g.game, g.options, g.state, g.seating, g.started, "
+                   "g.finished, g.winners, g.totals, json_array_length(g.hands) AS hands_scored")
+
+
 def _summary(row: sqlite3.Row) -> dict[str, Any]:
     return {"id": row["id"], "table": row["table_id"], "game": row["game"],
             "options": json.loads(row["options"]), "state": row["state"],
@@ -656,7 +662,8 @@ def _summary(row: sqlite3.Row) -> dict[str, Any]:
             "started": _iso(row["started"]), "finished": _iso(row["finished"]),
             "winners": json.loads(row["winners"]) if row["winners"] else [],
             "totals": json.loads(row["totals"]) if row["totals"] else [],
-            "hands_scored": len(json.loads(row["hands"])) if row["hands"] else 0,
+            "hands_scored": (row["hands_scored"] or 0) if "hands_scored" in row.keys()
+            else len(json.loads(row["hands"])) if row["hands"] else 0,
             "started_unix": row["started"], "finished_unix": row["finished"]}
 
 
