@@ -594,7 +594,7 @@ class Store:
         params.append(max(0, limit))
         with self._reading():
             rows = self.reader.execute(sql, params).fetchall()
-        return [_summary(row) for row in rows]
+        return _summaries(rows)
 
     def record(self, game_id: int) -> dict[str, Any] | None:
         """The versioned export record of a game (docs/persistence.md), or None."""
@@ -662,9 +662,25 @@ def _summary(row: sqlite3.Row) -> dict[str, Any]:
             "started": _iso(row["started"]), "finished": _iso(row["finished"]),
             "winners": json.loads(row["winners"]) if row["winners"] else [],
             "totals": json.loads(row["totals"]) if row["totals"] else [],
-            "hands_scored": (row["hands_scored"] or 0) if "hands_scored" in row.keys()
-            else len(json.loads(row["hands"])) if row["hands"] else 0,
+            "hands_scored": len(json.loads(row["hands"])) if row["hands"] else 0,
             "started_unix": row["started"], "finished_unix": row["finished"]}
+
+
+def _summaries(rows: Sequence[sqlite3.Row]) -> list[dict[str, Any]]:
+    """The summaries of many games' rows: their JSON columns decoded in one call (the
+    decoder's cost is mostly per call; the columns hold JSON the server wrote)."""
+    texts = ",".join(f"[{r['options']},{r['seating']},{r['winners'] or '[]'},"
+                     f"{r['totals'] or '[]'}]" for r in rows)
+    out = []
+    for row, (options, seating, winners, totals) in zip(rows, json.loads(f"[{texts}]"),
+                                                        strict=True):
+        out.append({"id": row["id"], "table": row["table_id"], "game": row["game"],
+                    "options": options, "state": row["state"], "seats": seating,
+                    "started": _iso(row["started"]), "finished": _iso(row["finished"]),
+                    "winners": winners, "totals": totals,
+                    "hands_scored": row["hands_scored"] or 0,
+                    "started_unix": row["started"], "finished_unix": row["finished"]})
+    return out
 
 
 def _iso(t: float | None) -> str | None:
