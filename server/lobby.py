@@ -333,7 +333,10 @@ class Lobby:
         the number of tables rebuilt. A table that cannot be rebuilt is logged and
         dropped; the others play on."""
         now = trio.current_time()
-        for p in hall.players:
+        # newest first: of two players of one name (the name of one whose record had
+        # expired, taken by someone new), the newer holds it; the other takes it back
+        # with its token
+        for p in sorted(hall.players, key=lambda p: -p.id):
             if self.players.get(p.id) is None:
                 player = self.players.restore(p.id, p.name, p.kind, p.token_digest)
                 player.gone_since = now  # (its token lasts from here)

@@ -21,6 +21,7 @@ from rummyhall.protocol import ListRatings, Ratings
 from rummyhall.server import Hall, Settings
 from rummyhall.server.ratings import Rating, ranks_from_result, rate
 from rummyhall.server.store import APPLICATION_ID, MIGRATIONS, Store
+from rummyhall.server.tokens import digest
 
 FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
                 messages_per_second=10_000, burst=10_000, log_level="warning")
@@ -200,3 +201,22 @@ async def test_a_name_taken_by_someone_new_starts_a_rating_of_its_own(tmp_path: 
     assert new[second_id].name == "ada" and new[second_id].games == 1
     assert seat.rating == new[second_id].rating
     assert None in new  # the house bot's, under its seat name
+
+
+async def test_after_a_restart_the_newer_of_two_players_of_one_name_holds_it(
+        tmp_path: Path) -> None:
+    """The file keeps both players of a name (the first one's record had expired and
+    someone new took the name): after a restart the newer holds it, and the first one's
+    token still brings the first one back under it."""
+    data = tmp_path / "hall.sqlite3"
+    store = Store.open(str(data))
+    store.write([("INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
+                  (n, "ada", "person", digest(f"{n:032x}"))) for n in (1, 2)])
+    store.close()
+    async with serving(data) as hall:
+        holder = hall.lobby.players.holder("ADA")
+        assert holder is not None and holder.id == 2
+        assert hall.port is not None
+        async with open_session(port=hall.port, name="ada", token=f"{1:032x}") as first:
+            assert first.welcome is not None and first.welcome.session.resumed
+            assert first.player_id == 1
