@@ -22,7 +22,7 @@ def open_store(args: argparse.Namespace, command: str) -> Store | None:
     message on stderr."""
     try:
         settings = Settings.from_environment({"data": args.data})
-        return Store.open(settings.data, create=False)
+        return Store.open_for_reading(settings.data)
     except (ConfigError, StoreError) as exc:
         print(f"rummyhall {command}: {exc}", file=sys.stderr)
         return None

@@ -1,4 +1,4 @@
-"""``rummyhall ratings``: every name's rating per game, best first."""
+"""``rummyhall ratings``: every player's rating per game, best first."""
 
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from .datafile import add_data_flag, open_store
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("ratings", help="show the players' ratings",
-                       description="Show each name's rating per game, best first. The "
+                       description="Show each player's rating per game, best first, "
+                                   "under the player's name now (a rating follows the "
+                                   "player its token resumes, not a name: # is the "
+                                   "player's id; house bots are rated by strategy). The "
                                    "rating is mu - 3 sigma of a Weng-Lin (Plackett-Luce) "
                                    "Bayesian rating, updated after every finished game.")
     add_data_flag(p)
@@ -37,9 +40,11 @@ def cmd_ratings(args: argparse.Namespace) -> int:
         if r["game"] != game:
             game, rank = r["game"], 0
             print(f"{game}:")
-            print(f"  {'#':>3}  {'name':<32} {'rating':>6} {'mu':>6} {'sigma':>6} {'games':>5}")
+            print(f"  {'':>3}  {'name':<32} {'#':>6} {'rating':>6} {'mu':>6} {'sigma':>6} "
+                  f"{'games':>5}")
         rank += 1
         shown = Rating(r["mu"], r["sigma"]).shown
-        print(f"  {rank:>3}  {r['name']:<32} {shown:>6} {r['mu']:>6.1f} {r['sigma']:>6.2f} "
-              f"{r['games']:>5}")
+        who = "house" if r["player"] is None else str(r["player"])
+        print(f"  {rank:>3}  {r['name']:<32} {who:>6} {shown:>6} {r['mu']:>6.1f} "
+              f"{r['sigma']:>6.2f} {r['games']:>5}")
     return 0

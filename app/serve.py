@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import gc
 import logging
+import os
 import sys
 from types import ModuleType
 
@@ -14,7 +15,7 @@ import trio
 from rummyhall import __version__
 from rummyhall.server import ConfigError, Settings, serve_until_signalled
 from rummyhall.server.config import setting_fields
-from rummyhall.server.store import StoreError
+from rummyhall.server.store import MEMORY, StoreError, data_path
 
 from .failures import find_error
 
@@ -48,6 +49,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                   f"{settings.host}:{port}", flush=True)
             print(f"Players connect with: rummyhall play --server <this machine's "
                   f"address>:{port}", flush=True)
+            print(f"Data file: {_data_file(settings)}", flush=True)
 
         async with trio.open_nursery() as nursery:
             port = await nursery.start(serve_until_signalled, settings)
@@ -67,6 +69,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
               f"{os_error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _data_file(settings: Settings) -> str:
+    """Where the server keeps its games, for the host to back up or look at."""
+    if not settings.journal:
+        return "none (--no-journal: nothing is kept)"
+    path = data_path(settings.data)
+    return "in memory only (nothing is kept)" if path == MEMORY else os.path.abspath(path)
 
 
 def _raise_file_limit() -> None:

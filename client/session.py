@@ -177,6 +177,7 @@ class Session:
         self._conn: Connection | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
+        self._resyncing: set[int] = set()  # tables with a resync on its way
         self._write_lock = trio.Lock()
         self._updates_send, self._updates = trio.open_memory_channel[Update](UPDATE_QUEUE)
         self._nursery: trio.Nursery | None = None
@@ -327,7 +328,9 @@ class Session:
             return  # already in the snapshot
         if msg.seq != state.seq + 1:
             log.info("table %s: event %s after %s: resync", msg.table, msg.seq, state.seq)
-            self._nursery_soon(self._resync_quietly, msg.table)
+            if msg.table not in self._resyncing:  # (one at a time: the later pushes of
+                self._resyncing.add(msg.table)  # the gap would each ask again)
+                self._nursery_soon(self._resync_quietly, msg.table, state.seq)
             return
         state.seq = msg.seq
         event = event_from_wire(msg.event)
@@ -384,11 +387,13 @@ class Session:
         if self._nursery is not None:
             self._nursery.start_soon(fn, *args)
 
-    async def _resync_quietly(self, table: int) -> None:
+    async def _resync_quietly(self, table: int, since: int) -> None:
         try:
-            await self.resync(table)
+            await self.resync(table, since)
         except (ClientError, trio.TooSlowError) as exc:
             log.info("resync of table %s failed: %s", table, exc)
+        finally:
+            self._resyncing.discard(table)
 
     # ------------------------------------------------------------------ outgoing
 
@@ -527,8 +532,10 @@ class Session:
     async def say(self, text: str, table: int | None = None) -> None:
         await self.request(Say(text=text, table=table))
 
-    async def resync(self, table: int) -> None:
-        await self.request(Resync(table=table))
+    async def resync(self, table: int, since: int | None = None) -> None:
+        """Ask for the events after ``since`` (the last seq held), or a fresh snapshot
+        (``since`` None, or a seq from before the table's current game)."""
+        await self.request(Resync(table=table, since=since))
 
     async def ping(self) -> None:
         await self.request(Ping())

@@ -263,7 +263,8 @@ def message_examples() -> dict[str, list[Message]]:
         AddBot(table=TABLE, seat=1, strategy="simple", id=6), RemoveBot(table=TABLE, seat=1, id=7),
         Say(text="good luck!", table=TABLE, id=12), Chat(player=1, name="ada", text="good luck!",
                                                         table=TABLE),
-        TableRemoved(table=TABLE), Resync(table=TABLE, id=13), LobbyUpdates(on=False, id=14),
+        TableRemoved(table=TABLE), Resync(table=TABLE, id=13, since=7),
+        LobbyUpdates(on=False, id=14),
         Error(code="stale_action", message="move 5 is over; the current move is 6", fatal=False,
               id=11),
         Error(code="server_shutdown", message="the server is shutting down", fatal=True),
@@ -300,7 +301,8 @@ def _history_examples() -> list[Message]:
                                      points=(14, 0), totals=(14, 0)),),
                    start=0, journal=journal, next=2, id=21),
         ListRatings(game="gin", id=22),
-        Ratings(ratings=(RatingInfo(name="ada", game="gin", rating=9, skill=27, games=12),),
+        Ratings(ratings=(RatingInfo(name="ada", game="gin", rating=9, skill=27, games=12,
+                                    player=1),),
                 id=22),
     ]
 

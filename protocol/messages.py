@@ -602,10 +602,14 @@ class ActionMessage(Message):
 
 @message("resync", CLIENT, reply="ok")
 class Resync(Message):
-    """Ask for a fresh snapshot of a table (after a gap in seq)."""
+    """Ask for the events missed after a seq, or a fresh snapshot of a table."""
 
     table: int = spec(TABLE, "the table")
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    since: int | None = spec(OptT(COUNT), "the last seq the client holds: the events after "
+                             "it follow the ok, when they are of the current game; nil (or "
+                             "a seq from before this game started) gets a snapshot",
+                             default=None)
 
 
 # ------------------------------------------------------------------ history and ratings
@@ -666,13 +670,17 @@ class JournalEntry(Record):
 
 @record
 class RatingInfo(Record):
-    """A name's rating at one game."""
+    """A player's (or a house bot's) rating at one game."""
 
-    name: str = spec(StrT(1, MAX_NAME), "the player's name (ratings follow names)")
+    name: str = spec(StrT(1, MAX_NAME), "the player's name (its name now; a house bot: "
+                     "its seat name)")
     game: str = spec(WORD, "the game rated")
     rating: int = spec(IntT(), "the rating shown: mu - 3 sigma, rounded (0 for a newcomer)")
     skill: int = spec(IntT(), "mu, the estimated skill, rounded (25 for a newcomer)")
     games: int = spec(COUNT, "rated games played")
+    player: int | None = spec(OptT(PLAYER), "the player rated (ratings follow players, not "
+                              "names: two players of one name are two ratings); nil for a "
+                              "house bot", default=None)
 
 
 @message("list_games_played", CLIENT, reply="games_played")

@@ -139,7 +139,7 @@ class Hall:
                 if journal is not None:
                     await nursery.start(journal.run)
                     self._use(journal)
-                    await journal.restore(self.lobby)
+                    self.lobby.restore(await journal.restore())
                 listeners = await trio.open_tcp_listeners(s.port, host=s.host or None)
                 try:
                     self.port = listeners[0].socket.getsockname()[1]

@@ -34,11 +34,19 @@ acknowledged: the journal turns failed, every waiting and later action is refuse
 an internal error, and the server is asked to stop. A restart resumes from the last
 committed action, which is also the last one any client saw.
 
-Restart: :meth:`Journal.restore` reads every player (their tokens resume them) and every
-unfinished table; a table in play gets its game rebuilt by replaying its journal through
-the rules engine (the deterministic engine plus the journalled shuffles rebuild it
-exactly), its seats, house bots and stand-ins back, and the grace period of each absent
-player running from the restart.
+Event numbers: each game's row keeps ``first_seq``, the table's event number before the
+game's first event, so a table rebuilt from its journal numbers its events on from where
+they were (docs/protocol.md promises that a table's seq only grows).
+
+Restart: :meth:`Journal.restore` reads every player (their token digests resume them) and
+every table of the last run with its latest game's journal, as plain records
+(:mod:`.records`); the lobby builds the tables from them (:mod:`.restoring`: the
+deterministic engine plus the journalled shuffles rebuild each game exactly). The journal
+never needs the lobby.
+
+Queries (history, records, ratings, the restart) run in a worker thread on the store's
+query connection, one at a time; checkpoints on a connection of their own, so a query
+never holds up a checkpoint and neither holds up a commit.
 """
 
 from __future__ import annotations
@@ -46,15 +54,12 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import math
-import random
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import trio
 
-from rummyhall.bots import make_strategy
 from rummyhall.protocol import Error as ErrorMessage
 from rummyhall.protocol import (
     GameRecord,
@@ -69,6 +74,7 @@ from rummyhall.protocol import (
     PlayedSeat,
     RatingInfo,
     Ratings,
+    SeatInfo,
     action_from_wire,
     action_to_wire,
     json_value,
@@ -76,6 +82,7 @@ from rummyhall.protocol import (
 from rummyhall.rules import (
     Action,
     Card,
+    Event,
     Game,
     Shuffle,
     new_game,
@@ -85,12 +92,23 @@ from rummyhall.rules import (
 )
 
 from .config import Settings
-from .ratings import Rating, ranks_from_result, rate
-from .store import MEMORY, Restored, Statement, Store, StoreBusy, StoreError
+from .ratings import Rating
+from .records import LatestGame, PlayerRecord, RestoredHall, SeatRecord, TableRecord
+from .store import (
+    MEMORY,
+    RATE_SQL,
+    Restored,
+    Statement,
+    Store,
+    StoreBusy,
+    StoreError,
+    game_ratings,
+    name_key,
+    rating_key,
+    rating_row,
+)
 
 if TYPE_CHECKING:
-    from .lobby import Lobby
-    from .players import Player
     from .table import Seat, Table
 
 log = logging.getLogger("rummyhall.journal")
@@ -126,23 +144,27 @@ def action_from_json(d: dict[str, Any]) -> Action:
 
 def replay(game: str, options: dict[str, Any], players: int, first_dealer: int,
            actions: Sequence[dict[str, Any]], *,
-           before: Callable[[Game, Action], None] | None = None
-           ) -> tuple[Any, list[Action], int]:
+           before: Callable[[Game, Action], None] | None = None,
+           events: list[Event] | None = None) -> tuple[Any, list[Action], int]:
     """The game rebuilt from its journal: (game, actions, number of events).
 
-    ``before(game, action)`` is called before each action is applied.
+    ``before(game, action)`` is called before each action is applied; ``events``, when
+    given, receives every event in order.
     """
     g = new_game(game, parse_options(game, dict(options)), players=players,
                  first_dealer=first_dealer)
     done: list[Action] = []
-    events = 0
+    count = 0
     for d in actions:
         action = action_from_json(d)
         if before is not None:
             before(g, action)
-        events += len(g.apply(action))
+        produced = g.apply(action)
+        count += len(produced)
+        if events is not None:
+            events += produced
         done.append(action)
-    return g, done, events
+    return g, done, count
 
 
 def house_bots_recall(seats: Sequence[Seat]) -> Callable[[Game, Action], None]:
@@ -180,7 +202,8 @@ class Journal:
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings
-        self._limiter = trio.CapacityLimiter(1)  # the queries and checkpoints: one at a time
+        self._limiter = trio.CapacityLimiter(1)  # the queries: one at a time
+        self._checkpointing = trio.CapacityLimiter(1)  # the checkpoints, on their connection
         self._writing = trio.Lock()  # one commit at a time; a tail checkpoint holds it too
         memory = store.path == MEMORY
         self._in_thread = settings.fsync and not memory  # commits that wait for the disk
@@ -191,7 +214,8 @@ class Journal:
         self._game_of: dict[int, int] = {}  # table id -> its current game's number
         self._seating_of: dict[int, list[dict[str, Any]]] = {}  # game number -> seats
         self._next_game = 1
-        self._ratings: dict[tuple[str, str], tuple[str, Rating, int]] = {}
+        #: (rating key, game) -> (rating, games rated): the lobby shows them in the seats
+        self._ratings: dict[tuple[str, str], tuple[Rating, int]] = {}
         self.failed: str | None = None
         self.on_failure: Callable[[], None] | None = None
         self.commits = 0  # transactions committed
@@ -210,7 +234,7 @@ class Journal:
         journal._next_game = await journal._call(store.next_game_id)
         for row in await journal._call(store.ratings):
             journal._ratings[(row["key"], row["game"])] = (
-                row["name"], Rating(row["mu"], row["sigma"]), row["games"])
+                Rating(row["mu"], row["sigma"]), row["games"])
         return journal
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -218,6 +242,13 @@ class Journal:
         if not self._queries_in_thread:
             return fn(*args)
         return await trio.to_thread.run_sync(fn, *args, limiter=self._limiter)
+
+    async def _checkpoint(self) -> tuple[int, int]:
+        if not self._queries_in_thread:
+            return self.store.checkpoint()
+        result: tuple[int, int] = await trio.to_thread.run_sync(
+            self.store.checkpoint, limiter=self._checkpointing)
+        return result
 
     def close(self) -> None:
         self.store.close()
@@ -244,7 +275,7 @@ class Journal:
                 continue
             done = self.commits
             try:
-                pages, _ = await self._call(self.store.checkpoint)
+                pages, _ = await self._checkpoint()
                 if pages > WAL_PAGES:  # copy what was committed meanwhile, commits held
                     async with self._writing:  # (so the writing connection is free)
                         await trio.to_thread.run_sync(
@@ -318,11 +349,15 @@ class Journal:
         """Journal this table (the lobby's ``on_new_table``)."""
         table.before_broadcast = self.before_broadcast
         name = table.game_name
-        table.rating_of = lambda who: self.shown_rating(name, who)
+        table.rating_of = lambda seat: self.shown_rating(name, seat)
 
     def table_changed(self, table: Table, removed: bool) -> None:
         """Seats, state or the table's removal: written with the next batch."""
         self._dirty[table.id] = None if removed else table
+        if removed:
+            number = self._game_of.pop(table.id, None)
+            if number is not None:
+                self._seating_of.pop(number, None)
         self._wake.set()
 
     async def before_broadcast(self, table: Table, action: Action) -> None:
@@ -357,11 +392,15 @@ class Journal:
                                 "player": p.id if p else None})
         self._seating_of[number] = seating
         out = self._player_statements(table)
+        # (called before the first action's events: the table's seq is the game's base)
         out.append(("INSERT INTO games (id, table_id, game, options, seating, first_dealer, "
-                    "seeded, state, started) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing', ?)",
+                    "seeded, state, started, first_seq) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'playing', ?, ?)",
                     (number, table.id, table.game_name,
                      _dumps(options_to_dict(table.options)), _dumps(seating),
-                     table.first_dealer, int(table.seeded), time.time())))
+                     table.first_dealer, int(table.seeded), time.time(), table.seq)))
+        out += [("INSERT OR IGNORE INTO game_names (name_key, game) VALUES (?, ?)",
+                 (name_key(str(s["name"])), number)) for s in seating]
         self._dirty[table.id] = table
         return out
 
@@ -376,43 +415,41 @@ class Journal:
              (time.time(), _dumps(hands), _dumps(list(game.winners)), _dumps(list(game.scores)),
               number))]
         seating = self._seating_of.pop(number, None)
-        self._game_of.pop(table.id, None)
-        self._dirty[table.id] = table
+        self._dirty[table.id] = table  # (its row keeps this game as the table's latest)
         if seating is None:
             return out
-        names = [s["name"] for s in seating]
-        if len({n.casefold() for n in names}) != len(names):
-            return out  # two seats of one name (two house bots of one strategy): not rated
-        before = [self._rating(table.game_name, n) for n in names]
-        after = rate([r for r, _ in before], ranks_from_result(game.winners, game.scores))
-        for name, (_, games), rating in zip(names, before, after, strict=True):
-            key = (name.casefold(), table.game_name)
-            self._ratings[key] = (name, rating, games + 1)
-            out.append(("INSERT INTO ratings (key, game, name, mu, sigma, games) "
-                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key, game) DO UPDATE SET "
-                        "name = excluded.name, mu = excluded.mu, sigma = excluded.sigma, "
-                        "games = excluded.games",
-                        (key[0], key[1], name, rating.mu, rating.sigma, games + 1)))
+        name = table.game_name
+
+        def known(key: str) -> tuple[Rating, int]:
+            return self._ratings.get((key, name), (Rating(), 0))
+
+        by_key = {rating_key(s): s for s in seating}
+        for key, rating, games in game_ratings(name, seating, game.winners, game.scores,
+                                               known):
+            self._ratings[(key, name)] = (rating, games)
+            out.append((RATE_SQL, rating_row(key, name, by_key[key], rating, games)))
         return out
 
-    def _rating(self, game: str, name: str) -> tuple[Rating, int]:
-        found = self._ratings.get((name.casefold(), game))
-        return (found[1], found[2]) if found else (Rating(), 0)
-
-    def shown_rating(self, game: str, name: str | None) -> int | None:
-        if not name:
+    def shown_rating(self, game: str, seat: SeatInfo) -> int | None:
+        """The rating of whoever sits in ``seat`` at ``game`` (None: not rated yet)."""
+        if seat.player is not None:
+            key = rating_key({"player": seat.player})
+        elif seat.kind == "house" and seat.name:
+            key = rating_key({"player": None, "name": seat.name})
+        else:
             return None
-        found = self._ratings.get((name.casefold(), game))
-        return found[1].shown if found else None
+        found = self._ratings.get((key, game))
+        return found[0].shown if found else None
 
     def _player_statements(self, table: Table) -> list[Statement]:
         players = {table.creator.id: table.creator}
         for seat in table.seats:
             if seat.player is not None:
                 players[seat.player.id] = seat.player
-        return [("INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?) "
+        return [("INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?) "
                  "ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, "
-                 "token = excluded.token", (p.id, p.name, p.kind, p.token_digest))
+                 "token_digest = excluded.token_digest",
+                 (p.id, p.name, p.kind, p.token_digest))
                 for p in players.values()]
 
     def _table_statements(self) -> list[Statement]:
@@ -436,75 +473,51 @@ class Journal:
                 "current_game = excluded.current_game",
                 (table.id, table.game_name, _dumps(options_to_dict(table.options)),
                  table.creator.id, table.turn_seconds, table.grace_seconds, int(table.seeded),
-                 table.state, _dumps(seating),
-                 self._game_of.get(table.id) if table.state == "playing" else None)))
+                 table.state, _dumps(seating), self._game_of.get(table.id))))
         return out
 
     # ------------------------------------------------------------------ restart
 
-    async def restore(self, lobby: Lobby) -> int:
-        """Bring back every player and every unfinished table; the number of tables."""
+    async def restore(self) -> RestoredHall:
+        """Every player and every table of the last run, with each table's latest game
+        (the lobby builds the tables: :func:`~.restoring.rebuild_table`). From here the
+        journal goes on with those games: their next actions and their results."""
         restored: Restored = await self._call(self.store.restored)
-        for row in restored.players:
-            if lobby.players.get(row["id"]) is None:
-                player = lobby.players.restore(row["id"], row["name"], row["kind"],
-                                               row["token"])
-                player.gone_since = trio.current_time()  # (its token lasts from here)
-        count = 0
+        players = tuple(PlayerRecord(r["id"], r["name"], r["kind"], r["token_digest"])
+                        for r in restored.players)
+        tables = []
         for row in restored.tables:
             try:
-                self._restore_table(lobby, row, restored)
-                count += 1
-            except Exception:  # one damaged table must not keep the server down
-                log.exception("table %s could not be restored; it is dropped", row["id"])
-                self._dirty[row["id"]] = None
-        if restored.tables:
-            log.info("restored %d of %d unfinished tables", count, len(restored.tables))
-        return count
+                tables.append(self._table_record(row, restored))
+            except (ValueError, KeyError, TypeError):
+                log.exception("table %s cannot be read; it is dropped", row["id"])
+                self.table_dropped(row["id"])
+        return RestoredHall(players, tuple(tables))
 
-    def _restore_table(self, lobby: Lobby, row: Any, restored: Restored) -> None:
-        creator = lobby.players.get(row["creator"])
-        if creator is None:
-            raise ValueError(f"unknown creator {row['creator']}")
-        seating = json.loads(row["seating"])
-        options = parse_options(row["game"], json.loads(row["options"]))
+    def _table_record(self, row: Any, restored: Restored) -> TableRecord:
+        seats = tuple(SeatRecord(s["player"], s["house"], bool(s["left"]))
+                      for s in json.loads(row["seating"]))
         number = row["current_game"]
         game_row = restored.games.get(number) if number is not None else None
-        now = trio.current_time()
+        latest = None
+        if game_row is not None:
+            latest = LatestGame(number, json.loads(game_row["options"]),
+                                game_row["first_dealer"], game_row["first_seq"],
+                                json.loads(game_row["seating"]), restored.journals[number])
+            self._game_of[row["id"]] = number
+            if game_row["state"] == "playing":
+                self._seating_of[number] = latest.seating
+        return TableRecord(row["id"], row["game"], json.loads(row["options"]),
+                           row["creator"], row["turn_seconds"], row["grace_seconds"],
+                           bool(row["seeded"]), row["state"], seats, latest)
 
-        def setup(table: Table) -> None:
-            for seat, s in zip(table.seats, seating, strict=True):
-                player: Player | None = (lobby.players.get(s["player"])
-                                         if s["player"] is not None else None)
-                seat.player = player
-                if s["house"]:
-                    seat.house = make_strategy(s["house"], random.Random(table.rng.random()))
-                if player is not None and not (s["left"] and row["state"] == "playing"):
-                    player.tables.add(table.id)  # (a seat left is not a table one is at)
-            if row["state"] == "playing" and game_row is not None:
-                for seat, s in zip(table.seats, seating, strict=True):
-                    if seat.player is not None and s["left"]:
-                        seat.left = True
-                        seat.stand_in = make_strategy(self.settings.stand_in,
-                                                      random.Random(table.rng.random()))
-                game, actions, events = replay(
-                    row["game"], json.loads(game_row["options"]), len(seating),
-                    game_row["first_dealer"], restored.journals[number],
-                    before=house_bots_recall(table.seats))
-                table.game, table.journal, table.seq = game, actions, events
-                table.first_dealer = game_row["first_dealer"]
-                table.state = "playing"
-                table.pause_until = math.inf
-                self._game_of[table.id] = number
-                self._seating_of[number] = json.loads(game_row["seating"])
-                for seat in table.seats:
-                    if seat.player is not None and not seat.left:
-                        seat.absent_since = now  # its grace period runs from the restart
-
-        lobby.restore_table(row["id"], row["game"], options, len(seating), creator,
-                            turn_seconds=row["turn_seconds"],
-                            grace_seconds=row["grace_seconds"], seeded=bool(row["seeded"]),
-                            setup=setup)
+    def table_dropped(self, table_id: int) -> None:
+        """A table of the last run that could not be rebuilt: its row goes."""
+        number = self._game_of.pop(table_id, None)
+        if number is not None:
+            self._seating_of.pop(number, None)
+        self._dirty[table_id] = None
+        self._wake.set()
 
     # ------------------------------------------------------------------ history requests
 
@@ -531,13 +544,13 @@ class Journal:
                     {k: v for k, v in a.items() if k != "seat"})) for a in part),
                 next=end if end < len(record["actions"]) else None, id=request_id)
         if isinstance(message, ListRatings):
-            infos = sorted(
-                (RatingInfo(name=name, game=game, rating=rating.shown,
-                            skill=round(rating.mu), games=games)
-                 for (_, game), (name, rating, games) in self._ratings.items()
-                 if message.game is None or game == message.game),
-                key=lambda r: (r.game, -r.rating, r.name))
-            return Ratings(ratings=tuple(infos[:message.limit or 100]), id=request_id)
+            rows = await self._call(functools.partial(
+                self.store.ratings, message.game, limit=message.limit or 100))
+            return Ratings(ratings=tuple(
+                RatingInfo(name=r["name"], game=r["game"],
+                           rating=Rating(r["mu"], r["sigma"]).shown, skill=round(r["mu"]),
+                           games=r["games"], player=r["player"]) for r in rows),
+                id=request_id)
         raise TypeError(f"not a history request: {message!r}")
 
 

@@ -37,10 +37,12 @@ from rummyhall.protocol import (
 from rummyhall.protocol import Error as ErrorMessage
 from rummyhall.protocol.limits import TABLES_PER_PAGE
 from rummyhall.protocol.messages import GameInfo
-from rummyhall.rules import GAMES, GameOptions, OptionError, new_game, parse_options
+from rummyhall.rules import GAMES, OptionError, new_game, parse_options
 
 from .config import Settings
 from .players import Player, PlayerRegistry, Prepared
+from .records import RestoredHall
+from .restoring import rebuild_table
 from .table import Command, Table, TableError
 
 if TYPE_CHECKING:
@@ -330,25 +332,45 @@ class Lobby:
             # a table that failed stays in the journal: a restart brings it back
             self.on_table_changed(table, removed and not table.failed)
 
-    def restore_table(self, table_id: int, game: str, options: GameOptions, players: int,
-                      creator: Player, *, turn_seconds: int, grace_seconds: int, seeded: bool,
-                      setup: Callable[[Table], None]) -> Table:
-        """Bring back a table of an earlier run (the journal's restart): ``setup`` puts its
-        seats and game back before its task starts."""
-        rng = random.Random(self._seed.random() if self._seed is not None else None) \
-            if seeded else None
-        table = Table(table_id, game, options, players, creator, turn_seconds=turn_seconds,
-                      grace_seconds=grace_seconds, settings=self.settings,
-                      on_change=self._table_changed, rng=rng)
-        setup(table)
-        self.tables[table_id] = table
-        self._next_table = max(self._next_table, table_id + 1)
-        if self.on_new_table is not None:
-            self.on_new_table(table)
-        assert self._nursery is not None
-        self._nursery.start_soon(table.run, name=f"table {table_id}")
-        self._table_changed(table)
-        return table
+    def restore(self, hall: RestoredHall) -> int:
+        """Bring back the players and tables of an earlier run (the journal's records):
+        the number of tables rebuilt. A table that cannot be rebuilt is logged and
+        dropped; the others play on."""
+        now = trio.current_time()
+        # newest first: of two players of one name (the name of one whose record had
+        # expired, taken by someone new), the newer holds it; the other takes it back
+        # with its token
+        for p in sorted(hall.players, key=lambda p: -p.id):
+            if self.players.get(p.id) is None:
+                player = self.players.restore(p.id, p.name, p.kind, p.token_digest)
+                player.gone_since = now  # (its token lasts from here)
+        count = 0
+        for record in hall.tables:
+            rng = random.Random(self._seed.random() if self._seed is not None else None) \
+                if record.seeded else None
+            try:
+                table = rebuild_table(record, players=self.players, settings=self.settings,
+                                      on_change=self._table_changed, rng=rng, now=now)
+            except Exception:  # one damaged table must not keep the server down
+                log.exception("table %s could not be restored; it is dropped", record.id)
+                for s in record.seats:
+                    sitter = self.players.get(s.player) if s.player is not None else None
+                    if sitter is not None:
+                        sitter.tables.discard(record.id)
+                if self.journal is not None:
+                    self.journal.table_dropped(record.id)
+                continue
+            self.tables[table.id] = table
+            self._next_table = max(self._next_table, table.id + 1)
+            if self.on_new_table is not None:
+                self.on_new_table(table)
+            assert self._nursery is not None
+            self._nursery.start_soon(table.run, name=f"table {table.id}")
+            self._table_changed(table)
+            count += 1
+        if hall.tables:
+            log.info("restored %d of %d tables", count, len(hall.tables))
+        return count
 
     def _removable(self, table: Table) -> bool:
         """A closed table; a finished one that nobody is at any more; a waiting one nobody
@@ -357,8 +379,8 @@ class Lobby:
             return True
         if table.spectators:
             return False
-        if table.state == "finished":
-            return not any(s.present for s in table.seats)
+        if table.state == "finished":  # (a restored one waits out its players' grace)
+            return not any(s.present or s.absent_since is not None for s in table.seats)
         return table.state == "waiting" and not table.creator.connected and not any(
             s.player is not None for s in table.seats)
 

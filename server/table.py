@@ -214,6 +214,10 @@ class Table:
         self.state = "waiting"
         self.seq = 0
         self.journal: list[Action] = []  # every action of the current game, shuffles included
+        #: The events of the current game, in order (a resync from a seq gives those
+        #: after it); ``game_seq`` is the table's event number before the first of them.
+        self.events: list[Event] = []
+        self.game_seq = 0
         self.rng = rng or random.SystemRandom()
         self.seeded = rng is not None
         self._on_change = on_change
@@ -227,15 +231,16 @@ class Table:
         #: Called with each action before its events go out (the journal, issue 5).
         self.before_broadcast: Callable[[Table, Action], Awaitable[None]] | None = None
         self.first_dealer = 0  # of the current game (its journal replays from it)
-        #: A seat's rating by the sitter's name, shown in the lobby (the journal sets it).
-        self.rating_of: Callable[[str | None], int | None] | None = None
+        #: The rating of a seat's sitter (its player, or its house bot), shown in the
+        #: lobby (the journal sets it).
+        self.rating_of: Callable[[SeatInfo], int | None] | None = None
 
     # ------------------------------------------------------------------ queries
 
     def info(self) -> TableInfo:
         seats = tuple(s.info() for s in self.seats)
         if self.rating_of is not None:
-            seats = tuple(dataclasses.replace(s, rating=self.rating_of(s.name))
+            seats = tuple(dataclasses.replace(s, rating=self.rating_of(s))
                           if s.kind != "empty" else s for s in seats)
         return TableInfo(table=self.id, game=self.game_name,
                          options=options_to_dict(self.options),
@@ -467,6 +472,7 @@ class Table:
                         first_dealer=first)
         try:  # from here the game has begun: a failure cannot simply be undone
             self.game, self.journal, self.state = game, [], "playing"
+            self.events, self.game_seq = [], self.seq
             self.pause_until = math.inf
             now = trio.current_time()
             for seat in self.seats:  # players away at the start: a stand-in, or their grace
@@ -488,7 +494,17 @@ class Table:
         if seat is None and player not in self.spectators:
             raise TableError("not_watching", "you neither sit nor watch at this table")
         self._answer(player, Ok(id=msg.id, table=self.id))
-        self._send_snapshot(player, seat.index if seat else None)
+        index = seat.index if seat else None
+        since = msg.since
+        if since is not None and self.game is not None and \
+                self.game_seq <= since <= self.seq:
+            # exactly the events after ``since``, as this seat sees them (the current
+            # game's; an earlier seq missed this game's start: a snapshot instead)
+            for n, event in enumerate(self.events[since - self.game_seq:], since + 1):
+                player.send(EventMessage(table=self.id, seq=n,
+                                         event=event_to_wire(event_for(event, index))))
+        else:
+            self._send_snapshot(player, index)
         self._prompt_again(player)
 
     # ------------------------------------------------------------------ play
@@ -687,6 +703,7 @@ class Table:
 
     def _broadcast(self, events: list[Event]) -> None:
         audience = self.audience()
+        self.events += events
         for event in events:
             self.seq += 1
             cache: dict[int | None, Prepared] = {}

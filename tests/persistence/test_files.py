@@ -9,13 +9,14 @@ import os
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import trio
 from persistence_helpers import run_serve
 
+from rummyhall.cli import main
 from rummyhall.server import Settings
 from rummyhall.server import journal as journal_module
 from rummyhall.server.journal import Journal
@@ -53,7 +54,7 @@ def test_the_database_of_another_program(tmp_path: Path) -> None:
 def test_a_damaged_file(tmp_path: Path) -> None:
     data = tmp_path / "hall.sqlite3"
     store = Store.open(str(data))
-    store.write([("INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?)",
+    store.write([("INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
                   (i, f"p{i}", "person", f"{i:032x}")) for i in range(1, 2000)])
     store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
@@ -79,7 +80,9 @@ def test_a_file_of_a_newer_schema(tmp_path: Path) -> None:
 def test_an_older_schema_is_migrated(tmp_path: Path) -> None:
     data = tmp_path / "hall.sqlite3"
     with contextlib.closing(sqlite3.connect(data)) as conn:
-        conn.executescript(MIGRATIONS[1])
+        script = MIGRATIONS[1]
+        assert isinstance(script, str)
+        conn.executescript(script)
         conn.execute("INSERT INTO players VALUES (1, 'ada', 'person', ?)", ("a" * 32,))
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute("PRAGMA user_version = 1")
@@ -148,7 +151,7 @@ def test_the_server_checkpoints_the_wal_itself(tmp_path: Path) -> None:
     store = Store.open(path, autocheckpoint=False)
     try:
         for n in range(300):
-            store.write([("INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?)",
+            store.write([("INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
                           (n + 1, f"p{n}", "bot", f"{n:032x}"))])
         wal = Path(path + "-wal").stat().st_size
         assert wal > 300 * 4096  # every commit appended to the WAL, none copied back
@@ -179,7 +182,7 @@ async def test_the_wal_stays_bounded_under_steady_commits(tmp_path: Path,
             end = trio.current_time() + 3
             while trio.current_time() < end:
                 await journal._submit([(
-                    "INSERT INTO players (id, name, kind, token) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
                     (n + k, "p" * 500, "bot", f"{n + k:032x}")) for k in range(1, 21)])
                 n += 20
                 if n % 2000 == 0:
@@ -214,7 +217,7 @@ async def test_a_lock_held_by_another_program_does_not_stall_the_server(tmp_path
             other.execute("BEGIN IMMEDIATE")  # another program takes the write lock
             nursery.start_soon(trio.to_thread.run_sync, _release_later, other, 0.4)
             started = trio.current_time()
-            await journal._submit([("INSERT INTO players (id, name, kind, token) "
+            await journal._submit([("INSERT INTO players (id, name, kind, token_digest) "
                                     "VALUES (1, 'ada', 'person', ?)", ("0" * 32,))])
             assert trio.current_time() - started >= 0.35  # it waited for the lock
             nursery.cancel_scope.cancel()
@@ -252,3 +255,97 @@ def test_one_server_per_data_file(tmp_path: Path) -> None:
     finally:
         first.close()
     Store.open(str(data), exclusive=True).close()
+
+
+def _damaged(path: Path) -> None:
+    store = Store.open(str(path))
+    store.write([("INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
+                  (i, f"p{i}", "person", f"{i:064x}")) for i in range(1, 2000)])
+    store.close()
+    raw = bytearray(path.read_bytes())
+    raw[4096 * 2: 4096 * 4] = b"\xa5" * 8192
+    path.write_bytes(bytes(raw))
+
+
+def _newer(path: Path) -> None:
+    Store.open(str(path)).close()
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+
+
+def _other_program(path: Path) -> None:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
+        conn.commit()
+
+
+def _not_sqlite(path: Path) -> None:
+    path.write_bytes(b"shopping list: eggs, milk\n" * 100)
+
+
+BAD_FILES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "not SQLite": (_not_sqlite, "not a Rummy Hall data file"),
+    "damaged": (_damaged, "damaged"),
+    "newer": (_newer, "newer"),
+    "another program's": (_other_program, "another program"),
+}
+TO_DO = ("give another --data file", "restore a backup", "upgrade rummyhall")
+
+
+@pytest.mark.parametrize("kind", list(BAD_FILES))
+def test_a_bad_file_gets_one_line_from_every_command_and_is_never_modified(
+        tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    make, why = BAD_FILES[kind]
+    data = tmp_path / "hall.sqlite3"
+    make(data)
+    before = data.read_bytes()
+    beside = sorted(p.name for p in tmp_path.iterdir())
+    commands = [["serve"], ["history"], ["ratings"], ["export", "1"],
+                ["replay", "1", "--no-pause"], ["backup", str(tmp_path / "b.sqlite3")]]
+    for command in commands:
+        if command[0] == "serve":
+            done = run_serve(data)
+            code, err = done.returncode, done.stderr
+        else:
+            code = main([command[0], "--data", str(data), *command[1:]])
+            err = capsys.readouterr().err
+        lines = err.strip().splitlines()
+        assert code == 1, (command, err)
+        assert len(lines) == 1, (command, err)
+        assert str(data) in lines[0] and why in lines[0], (command, lines[0])
+        assert any(advice in lines[0] for advice in TO_DO), (command, lines[0])
+        assert data.read_bytes() == before, command
+        assert sorted(p.name for p in tmp_path.iterdir()) == beside, command
+
+
+def test_a_data_file_in_a_read_only_directory(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The server refuses it in one line and leaves it as it was; the commands that only
+    read still read it."""
+    folder = tmp_path / "ro"
+    root = os.geteuid() == 0
+    with mounted(folder, "size=4m") if root else contextlib.nullcontext():
+        if not root:
+            folder.mkdir()
+        data = folder / "hall.sqlite3"
+        Store.open(str(data)).close()
+        before = data.read_bytes()
+        if root:  # root writes through permissions: the mount goes read-only instead
+            made = subprocess.run(["mount", "-o", "remount,ro", str(folder)],
+                                  capture_output=True, check=False)
+            if made.returncode != 0:
+                pytest.skip(f"cannot remount read-only: {made.stderr.decode().strip()}")
+        else:
+            folder.chmod(0o555)
+        try:
+            done = run_serve(data)
+            lines = done.stderr.strip().splitlines()
+            assert done.returncode == 1 and len(lines) == 1, done.stderr
+            assert str(data) in lines[0] and "writable" in lines[0], lines[0]
+            assert main(["history", "--data", str(data)]) == 0
+            assert "no games yet" in capsys.readouterr().out
+            assert data.read_bytes() == before
+            assert sorted(p.name for p in folder.iterdir()) == ["hall.sqlite3"]
+        finally:
+            if not root:
+                folder.chmod(0o755)

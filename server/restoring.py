@@ -1,0 +1,68 @@
+"""A table of an earlier run built again from its record (the lobby's side of a restart).
+
+:func:`rebuild_table` gives the table its seats, house bots and stand-ins back, and a
+table with a game (being played, or finished and not yet left) gets the game rebuilt by
+replaying its journal through the rules engine, with the table's event number going on
+from where it was (``first_seq`` plus the events the replay produced): no client ever
+sees a number go back. Players sitting at it are absent: their grace period runs from
+the restart (a finished table waits that long for them to come back before it goes).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+from rummyhall.bots import make_strategy
+from rummyhall.rules import Event, parse_options
+
+from .config import Settings
+from .journal import house_bots_recall, replay
+from .players import PlayerRegistry
+from .records import TableRecord
+from .table import Table
+
+
+def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Settings,
+                  on_change: Callable[[Table], None], rng: random.Random | None,
+                  now: float) -> Table:
+    """The table of ``record``, ready for its task; ``ValueError`` (or a rules error)
+    when the record cannot be rebuilt (an unknown player, a damaged journal)."""
+    creator = players.get(record.creator)
+    if creator is None:
+        raise ValueError(f"unknown creator {record.creator}")
+    options = parse_options(record.game, dict(record.options))
+    table = Table(record.id, record.game, options, len(record.seats), creator,
+                  turn_seconds=record.turn_seconds, grace_seconds=record.grace_seconds,
+                  settings=settings, on_change=on_change, rng=rng)
+    in_game = record.state in ("playing", "finished") and record.latest is not None
+    for seat, s in zip(table.seats, record.seats, strict=True):
+        if s.player is not None:
+            seat.player = players.get(s.player)
+            if seat.player is None:
+                raise ValueError(f"unknown player {s.player}")
+        if s.house:
+            seat.house = make_strategy(s.house, random.Random(table.rng.random()))
+        if seat.player is not None and not (s.left and record.state == "playing"):
+            seat.player.tables.add(table.id)  # (a seat left is not a table one is at)
+        if seat.player is not None and s.left and record.state == "playing":
+            seat.left = True
+            seat.stand_in = make_strategy(settings.stand_in, random.Random(table.rng.random()))
+    if not in_game:
+        return table
+    latest = record.latest
+    assert latest is not None
+    events: list[Event] = []
+    game, actions, _ = replay(record.game, latest.options, len(record.seats),
+                              latest.first_dealer, latest.actions,
+                              before=house_bots_recall(table.seats), events=events)
+    table.game, table.journal, table.first_dealer = game, actions, latest.first_dealer
+    table.game_seq, table.events = latest.first_seq, events
+    table.seq = latest.first_seq + len(events)
+    table.state = "finished" if game.is_over else "playing"
+    table.pause_until = math.inf
+    for seat in table.seats:
+        if seat.player is not None and not seat.left:
+            seat.absent_since = now  # its grace period runs from the restart
+    return table
