@@ -54,7 +54,7 @@ class Settings:
     beacon_seconds: float = _s(2.0, "seconds between two beacons", low=0.1, high=3600)
     max_connections: int = _s(1024, "connections held at once", low=1, high=100_000)
     max_per_address: int = _s(64, "connections from one address", low=1, high=100_000)
-    max_tables: int = _s(256, "tables at once (a tables reply lists them all)", low=1,
+    max_tables: int = _s(256, "tables at once", low=1,
                          high=MAX_TABLES_LIMIT)
     max_frame: int = _s(65_536, "largest frame a client may send (bytes)",
                         low=4096, high=16_777_216)
@@ -66,7 +66,7 @@ class Settings:
     idle_seconds: float = _s(120.0, "a client silent this long is closed", low=1, high=86_400)
     max_output_bytes: int = _s(1_048_576, "bytes waiting to be written to one client; a "
                                           "client that does not read and overflows it is "
-                                          "closed (slow_consumer)", low=65_536,
+                                          "closed (slow_consumer)", low=262_144,
                                high=1_073_741_824)
     max_total_output_bytes: int = _s(67_108_864, "bytes waiting to be written to all clients "
                                                  "together; past it the client with the "

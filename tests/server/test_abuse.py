@@ -67,7 +67,7 @@ async def watch(hall: Hall) -> AsyncIterator[Watch]:
         nursery.cancel_scope.cancel()
 
 
-FLOOD = with_settings(max_output_bytes=65_536, max_total_output_bytes=1_048_576,
+FLOOD = with_settings(max_output_bytes=262_144, max_total_output_bytes=4_194_304,
                       messages_per_second=100, burst=200, max_tables=256)
 
 
@@ -109,7 +109,7 @@ async def test_clients_that_ask_for_the_largest_reply_and_never_read(
     assert hall.output.total == 0  # nothing is left behind
 
 
-CHAT = with_settings(max_output_bytes=65_536, messages_per_second=100, burst=200)
+CHAT = with_settings(max_output_bytes=262_144, messages_per_second=100, burst=200)
 
 
 @pytest.mark.parametrize("settings", [CHAT])
@@ -216,7 +216,7 @@ async def test_a_big_reply_costs_more_of_the_rate_and_a_refusal_says_how_long_to
         assert len(await maker.list_tables()) == 64
 
 
-@pytest.mark.parametrize("settings", [with_settings(max_output_bytes=65_536)])
+@pytest.mark.parametrize("settings", [with_settings(max_output_bytes=262_144)])
 async def test_a_lagging_reader_misses_lobby_updates_then_gets_the_latest(
         hall: Hall, settings: Settings) -> None:
     assert hall.port
@@ -225,8 +225,8 @@ async def test_a_lagging_reader_misses_lobby_updates_then_gets_the_latest(
             await maker.create_table("basic", 6)
         raw = await stubborn(hall.port, "laggard")
         session = session_of(hall, "laggard")
-        # three pages of about 20 KiB: more than a quarter of its bound waits, not all of it
-        await raw.send_bytes(b"".join(raw.conn.send(ListTables(id=i)) for i in range(3)))
+        # eight pages of about 20 KiB: more than a quarter of its bound waits, not all of it
+        await raw.send_bytes(b"".join(raw.conn.send(ListTables(id=i)) for i in range(8)))
         assert session._outbox is not None and session.player is not None
         outbox, player = session._outbox, session.player
         await wait_for(lambda: outbox.lagging)

@@ -133,7 +133,7 @@ async def test_frames_refused_unread_count_against_the_rate_too(hall: Hall) -> N
     assert limited and limited[-1].fatal
 
 
-@pytest.mark.parametrize("settings", [with_settings(max_output_bytes=65_536)])
+@pytest.mark.parametrize("settings", [with_settings(max_output_bytes=262_144)])
 async def test_a_client_that_does_not_read_is_dropped(hall: Hall, settings: Settings) -> None:
     assert hall.port
     raw = await RawClient.connect(hall.port)
@@ -307,7 +307,7 @@ async def test_a_player_with_nothing_to_come_back_to_is_forgotten(hall: Hall) ->
         await raw.aclose()
 
 
-@pytest.mark.parametrize("settings", [with_settings(max_output_bytes=65_536, update_interval=0.3)])
+@pytest.mark.parametrize("settings", [with_settings(max_output_bytes=262_144, update_interval=0.3)])
 async def test_a_lobby_round_takes_one_place_in_a_queue(hall: Hall, settings: Settings
                                                         ) -> None:
     """The lobby's updates of one round go out as one entry of each client's queue: a
