@@ -54,7 +54,7 @@ from .events import (
     WentOut,
 )
 from .game import PHASE_ACTIONS, Game, Phase, TableMeld
-from .melds import MeldRules, can_lay_off, meld_kind, order_meld
+from .melds import MeldRules, can_lay_off, layoff_cards, meld_kind, order_meld
 from .options import (
     GameOptions,
     OptionSpec,
@@ -94,7 +94,7 @@ __all__ = [
     "SeatAction", "SeatView", "Showdown", "Shuffle", "StockRebuilt", "TableMeld",
     "ThreeThirteen", "WentOut", "WrongPhase", "best_arrangement", "best_discard",
     "best_layoffs", "can_lay_off", "deadwood_points", "discard_deadwoods", "event_for",
-    "format_cards", "knocker_arrangement", "make_deck", "meld_kind", "meld_rules_for",
-    "new_game", "option_specs", "options_to_dict", "order_meld", "parse_cards", "parse_options",
-    "seat_view", "sort_key", "view_meld_rules", "visible_cards",
+    "format_cards", "knocker_arrangement", "layoff_cards", "make_deck", "meld_kind",
+    "meld_rules_for", "new_game", "option_specs", "options_to_dict", "order_meld", "parse_cards",
+    "parse_options", "seat_view", "sort_key", "view_meld_rules", "visible_cards",
 ]

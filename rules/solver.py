@@ -543,10 +543,10 @@ class _Context:
         if len(set(hand)) != len(hand):
             raise CardError(f"a card appears twice in {format_cards(hand)}")
         wild_rank = self.rules.wild_rank
-        counts = [0] * 64
         wilds: list[int] = []
         jokers: list[int] = []
         naturals: list[int] = []
+        n = pm = 0
         for card in hand:
             face = card & 63
             if face == JOKER_RANK:
@@ -554,19 +554,20 @@ class _Context:
             elif face & 15 == wild_rank:
                 wilds.append(card)
             else:
-                counts[face] += 1
                 naturals.append(card)
+                n += 1 << (_FIELD * face)
+                pm |= 1 << face
         nwild = len(wilds) + len(jokers)
         dead: list[int] = []
         if nwild <= 1:
-            pm = 0
-            for card in naturals:
-                pm |= 1 << (card & 63)
             keep = 0
             if self.set_sizes:
                 need = 3 - nwild
-                for r in range(1, 14):
-                    if sum(counts[s * 16 + r] for s in range(4)) >= need:
+                by_rank = [0] * 16
+                for card in naturals:
+                    by_rank[card & 15] += 1
+                for r, count in enumerate(by_rank):
+                    if count >= need:
                         keep |= (pm >> r & _SPREAD) << r
             table = self.run_mask if nwild == 0 else self.near_mask
             for s in range(4):
@@ -577,12 +578,10 @@ class _Context:
                         keep |= self.run_mask[p] << (16 * s)
             dead = [card for card in naturals if not keep >> (card & 63) & 1]
             for card in dead:
-                counts[card & 63] -= 1
-        n = pm = 0
-        for face, count in enumerate(counts):
-            if count:
-                n |= count << (_FIELD * face)
-                pm |= 1 << face
+                face = card & 63
+                n -= 1 << (_FIELD * face)
+                if not n >> (_FIELD * face) & _COUNT:
+                    pm ^= 1 << face
         return n, pm, wilds, jokers, dead
 
     def cache_size(self) -> int:

@@ -38,7 +38,7 @@ from .events import (
     WentOut,
 )
 from .game import Game, Phase, TableMeld
-from .melds import MeldRules, can_lay_off, meld_kind, order_meld
+from .melds import MeldRules, can_lay_off, layoff_cards, meld_kind, order_meld
 from .options import (
     OPTION_CLASSES,
     BasicOptions,
@@ -193,42 +193,59 @@ class BasicRummy(Game):
         return self._go_out(seat) if not self.hands[seat] else self.end_turn(seat)
 
     def play_actions(self, seat: int) -> list[SeatAction]:
+        # What _verify_meld and _verify_layoff would check, without running each
+        # candidate through them: the candidates are held, valid and of their kind by
+        # construction, and the turn can always end while two cards or more stay.
         hand = self.hands[seat]
         actions: list[SeatAction] = []
-        candidates: list[SeatAction] = []
         if not (self.options.one_meld_per_turn and self.melds_this_turn):
-            candidates.extend(Meld(seat, m) for m in self._possible_melds(hand))
-        if self.melds and (self._owns_meld(seat) or not self.options.layoff_requires_own_meld):
-            for i, meld in enumerate(self.melds):
-                candidates.extend(LayOff(seat, (c,), i) for c in hand
-                                  if can_lay_off(meld.cards, (c,), self.meld_rules))
-        actions.extend(a for a in candidates if self.can(a))
+            for meld in self._possible_melds(hand):
+                if len(hand) - len(meld) >= 2 or self._turn_can_end(
+                        seat, [c for c in hand if c not in meld], [*self._table(), meld], True):
+                    actions.append(Meld(seat, meld))
+        owns = self._owns_meld(seat)
+        if self.melds and (owns or not self.options.layoff_requires_own_meld):
+            rules = self.meld_rules
+            for i, table_meld in enumerate(self.melds):
+                for card in layoff_cards(table_meld.cards, hand, rules):
+                    if len(hand) >= 3 or self._layoff_can_end(seat, card, i, owns):
+                        actions.append(LayOff(seat, (card,), i))
         actions.extend(self.discard_actions(seat))
         return actions
 
+    def _layoff_can_end(self, seat: int, card: Card, index: int, owns: bool) -> bool:
+        table = self._table()
+        table[index] = (*table[index], card)
+        return self._turn_can_end(seat, [c for c in self.hands[seat] if c != card], table, owns)
+
     def _possible_melds(self, hand: Sequence[Card]) -> list[tuple[Card, ...]]:
-        """Every valid meld that can be made from ``hand`` (no wild cards in this game)."""
+        """Every valid meld that can be made from ``hand`` (no wild cards in this game).
+
+        Sets by rank, then runs by suit, each run by its first position and length.
+        """
         melds: list[tuple[Card, ...]] = []
         by_rank: dict[int, list[Card]] = {}
         by_suit: dict[int, dict[int, Card]] = {}
         for card in sorted(hand):
-            by_rank.setdefault(card.rank, []).append(card)
-            by_suit.setdefault(card.suit, {})[card.rank] = card
+            by_rank.setdefault(card & 15, []).append(card)
+            by_suit.setdefault(card & 48, {})[card & 15] = card
         for cards in by_rank.values():
             for size in range(3, len(cards) + 1):
                 melds.extend(itertools.combinations(cards, size))
+        # Positions a run may reach: 13 (aces low), 14 (the ace again, high), or round
+        # the corner (position p holds rank (p - 1) % 13 + 1, at most 13 in a run).
         mode = self.meld_rules.ace_mode
+        last = 13 if mode == "low" else 14 if mode == "high_or_low" else 0
         for ranks in by_suit.values():
-            for start in range(1, 14):
+            if len(ranks) < 3:
+                continue
+            for start in sorted(ranks):
                 run: list[Card] = []
-                for pos in range(start, start + 13):
-                    rank = pos if mode == "low" else (pos - 1) % 13 + 1
-                    if pos > 14 and mode == "high_or_low":
+                for pos in range(start, (last or start + 12) + 1):
+                    at = ranks.get((pos - 1) % 13 + 1)
+                    if at is None:
                         break
-                    if (pos > 13 and mode == "low") or rank not in ranks or (
-                            mode == "high_or_low" and pos > 13 and rank != 1):
-                        break
-                    run.append(ranks[rank])
+                    run.append(at)
                     if len(run) >= 3:
                         melds.append(tuple(run))
         return melds
