@@ -39,27 +39,31 @@ PLAYERS = {"basic": 2, "gin": 2, "chicago": 4, "three_thirteen": 3}
 
 def one_hand(game: Game, rng: random.Random) -> int:
     """Play one deal to its end with uniformly random legal actions; return the moves."""
+    deal, apply, legal, choice = Phase.DEAL, game.apply, game.legal_actions, rng.choice
     moves = 0
-    game.apply(shuffle_for(game, rng))
-    while game.phase is not Phase.DEAL and not game.is_over:
+    apply(shuffle_for(game, rng))
+    while game.phase is not deal and not game.is_over:
         if game.to_move is None:
-            game.apply(shuffle_for(game, rng))
+            apply(shuffle_for(game, rng))
         else:
-            game.apply(rng.choice(game.legal_actions()))
+            apply(choice(legal()))
         moves += 1
     return moves
 
 
 def spiel_hand(initial: Any, rng: random.Random) -> Callable[[], int]:
     """OpenSpiel's loop: one gin_rummy game (one deal) from a clone of its first state."""
+    choice = rng.choice
+
     def hand() -> int:
         state = initial.clone()
+        apply, legal = state.apply_action, state.legal_actions
         moves = 0
         while not state.is_terminal():
             if state.is_chance_node():
-                state.apply_action(rng.choice(state.chance_outcomes())[0])
+                apply(choice(state.chance_outcomes())[0])
             else:
-                state.apply_action(rng.choice(state.legal_actions()))
+                apply(choice(legal()))
             moves += 1
         return moves
     return hand

@@ -48,6 +48,7 @@ class MeldRules:
     king_points: int = 10
     joker_points: int = 20
     points_by_face: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    max_points: int = field(init=False, repr=False, compare=False)  # of the dearest card
 
     def __post_init__(self) -> None:
         table = [0] * 64
@@ -56,6 +57,7 @@ class MeldRules:
                 table[suit * 16 + rank] = self._rank_points(rank)
         table[JOKER_RANK] = self.joker_points
         object.__setattr__(self, "points_by_face", tuple(table))
+        object.__setattr__(self, "max_points", max(table))
 
     def _rank_points(self, rank: int) -> int:
         if rank == 1:

@@ -371,12 +371,12 @@ class GinRummy(Game):
     def play_actions(self, seat: int) -> list[SeatAction]:
         actions = self.discard_actions(seat)
         hand = self.hands[seat]
-        discardable = self.discardable(seat)
         limit = self.options.knock_limit
-        if _may_knock(hand, self.meld_rules, limit):
+        deadwood = deadwood_points(hand, self.meld_rules)
+        if _may_knock(hand, self.meld_rules, limit, deadwood):
             after = discard_deadwoods(hand, self.meld_rules)
-            actions.extend(Knock(seat, c) for c in discardable if after[c] <= limit)
-        if self.options.big_gin_bonus and deadwood_points(hand, self.meld_rules) == 0:
+            actions.extend(Knock(seat, c) for c in self.discardable(seat) if after[c] <= limit)
+        if self.options.big_gin_bonus and deadwood == 0:
             actions.append(Knock(seat, None))
         return actions
 
@@ -475,15 +475,22 @@ class GinRummy(Game):
         return winner if self.options.next_dealer == "winner" else self.next_seat(winner)
 
 
-def _may_knock(hand: Sequence[Card], rules: MeldRules, limit: int) -> bool:
+def _may_knock(hand: Sequence[Card], rules: MeldRules, limit: int,
+               deadwood: int | None = None) -> bool:
     """A necessary condition for keeping at most ``limit`` after some discard.
 
     The best arrangement of the kept cards, plus the discard as deadwood, is an
     arrangement of the whole hand, so ``deadwood(hand - c) >= deadwood(hand) - points(c)``.
-    One solve of the whole hand (fast when it has no meld) spares the per-discard solves.
+    One solve of the whole hand (fast when it has no meld; ``deadwood`` if the caller
+    has it) spares the per-discard solves; the dearest card is looked for only when the
+    dearest card of any hand would pass.
     """
+    if deadwood is None:
+        deadwood = deadwood_points(hand, rules)
+    if deadwood - rules.max_points > limit:
+        return False
     points = rules.points_by_face
-    return deadwood_points(hand, rules) - max(points[c & 63] for c in hand) <= limit
+    return deadwood - max(points[c & 63] for c in hand) <= limit
 
 
 # ====================================================================== Chicago Rummy

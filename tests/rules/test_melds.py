@@ -107,7 +107,7 @@ def test_all_wild_melds_respect_a_maximum_set_size() -> None:
 
 
 @st.composite
-def table_and_cards(draw: st.DrawFn) -> tuple[MeldRules, list[int], list[int]]:
+def table_and_cards(draw: st.DrawFn) -> tuple[MeldRules, list[Card], list[Card]]:
     """Random card rules, a valid meld (a set or a run, wild cards maybe), other cards."""
     rules = MeldRules(ace_mode=draw(st.sampled_from(ACE_MODES)),
                       max_set_size=draw(st.sampled_from([0, 3, 4, 5])),
@@ -137,7 +137,7 @@ def table_and_cards(draw: st.DrawFn) -> tuple[MeldRules, list[int], list[int]]:
 @settings(max_examples=400, deadline=None)
 @given(table_and_cards())
 def test_layoff_cards_are_exactly_the_single_card_layoffs(
-        case: tuple[MeldRules, list[int], list[int]]) -> None:
+        case: tuple[MeldRules, list[Card], list[Card]]) -> None:
     rules, meld, cards = case
     expected = [c for c in cards if can_lay_off(meld, [c], rules)]
     assert layoff_cards(meld, cards, rules) == expected
