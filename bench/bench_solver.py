@@ -241,7 +241,7 @@ def line(label: str, ours: Contender, others: Sequence[Contender], timing: Timin
     notes = []
     if ours.value is not None:
         for other in others:
-            if other.value is not None:
+            if other.value is not None and timing.check > 0:
                 found = agreement(ours.value, ours.inputs, other, timing.check)
                 notes.append(f"{other.name} {found}")
     contenders = [ours, *others]

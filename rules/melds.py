@@ -217,15 +217,18 @@ def can_lay_off(meld: Sequence[int], cards: Sequence[int], rules: MeldRules) -> 
     return kind is not None and meld_kind([*meld, *cards], rules) == kind
 
 
-def layoff_cards(meld: Sequence[int], cards: Iterable[_C], rules: MeldRules) -> list[_C]:
+def layoff_cards(meld: Sequence[int], cards: Iterable[_C], rules: MeldRules, *,
+                 kind: MeldKind | None = None) -> list[_C]:
     """The cards of ``cards`` that can each be laid off alone on the table meld ``meld``.
 
     Exactly those ``c`` for which ``can_lay_off(meld, [c], rules)`` holds (in the order
     given), without running every card through the validator: a natural card can only
     join a set of its rank or a run of its suit, and only a wild card is checked in
-    full. ``meld`` is validated once.
+    full. ``meld`` is validated once, or not at all when the caller gives ``kind``,
+    which must then be ``meld_kind(meld, rules)``.
     """
-    kind = meld_kind(meld, rules)
+    if kind is None:
+        kind = meld_kind(meld, rules)
     if kind is None:
         return []
     wild_rank = rules.wild_rank

@@ -84,6 +84,7 @@ __all__ = [
     "best_discard",
     "best_layoffs",
     "clear_caches",
+    "deadwood_at_most",
     "deadwood_points",
     "discard_deadwoods",
     "knocker_arrangement",
@@ -475,24 +476,21 @@ class _Context:
         """Deadwood of ``hand`` without each of its cards, in hand order (fast path).
 
         Removing a card changes one suit pattern, so each set choice of the whole hand
-        is re-scored with one table lookup. A card whose rank can form a set is handled
+        is re-scored with one table lookup (with one choice, the suit's own deadwood
+        before and after is the change). A card whose rank can form a set is handled
         apart: if none of its rank's cards can sit in a run, its rank only loses the
         points of the set's shrinking; otherwise the hand without it is solved anew.
         """
-        rv = self.run_value
-        code_value = self.code_value
+        rv, dw, rp = self.run_value, self.suit_deadwood, self.rank_points
         ys = (m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48)
         a, b, c, d = ys
         three = (a & b & (c | d)) | (c & d & (a | b)) if self.set_sizes else 0
         out = []
         if not three:
-            base = rv[a] + rv[b] + rv[c] + rv[d]
+            dead = dw[a] + dw[b] + dw[c] + dw[d]
             for card in hand:
-                v = code_value(card)
-                shift = (card & 48) >> 4 << 4  # 16 * suit
-                p = ys[shift >> 4]
-                out.append(total - (v >> _POINTS_AT) - base + rv[p]
-                           - rv[p ^ (v & _FACES) >> shift])
+                p = ys[card >> 4 & 3]
+                out.append(dead + dw[p ^ 1 << (card & 15)] - dw[p])
             return out
         contested, runs, set_cards = self.split_sets(m, three)
         free_saved, _ = self.free_sets(m, three & ~contested)
@@ -506,30 +504,29 @@ class _Context:
             val += free_saved + rv[ys[0]] + rv[ys[1]] + rv[ys[2]] + rv[ys[3]]
             rows.append((ys, val))
             saved_all = max(saved_all, val)
+        dead = total - saved_all
         take = self.set_take
-        rp = self.rank_points
+        only = rows[0][0] if len(rows) == 1 else None
         for card in hand:
-            v = code_value(card)
-            bit = v & _FACES
+            bit = 1 << (card & 63)
+            rank = card & 15
             if bit & set_cards:
-                rank = card & 15
                 if contested >> rank & 1:
-                    saved = self.fast_saved(m ^ bit)
+                    out.append(total - rp[rank] - self.fast_saved(m ^ bit))
                 else:
                     count = (m >> rank & _SPREAD).bit_count()
-                    saved = saved_all - rp[rank] * (take[count] - take[count - 1])
+                    out.append(dead - rp[rank] + rp[rank] * (take[count] - take[count - 1]))
+            elif only is not None:
+                p = only[card >> 4 & 3]
+                out.append(dead + dw[p ^ 1 << rank] - dw[p])
             else:
-                shift = (card & 48) >> 4 << 4
-                low = bit >> shift
-                if len(rows) == 1:
-                    p = rows[0][0][shift >> 4]
-                    saved = rows[0][1] - rv[p] + rv[p ^ low]
-                else:
-                    saved = -1
-                    for ys, val in rows:
-                        p = ys[shift >> 4]
-                        saved = max(saved, val - rv[p] + rv[p ^ low])
-            out.append(total - (v >> _POINTS_AT) - saved)
+                suit = card >> 4 & 3
+                low = 1 << rank
+                saved = -1
+                for ys, val in rows:
+                    p = ys[suit]
+                    saved = max(saved, val - rv[p] + rv[p ^ low])
+                out.append(total - rp[rank] - saved)
         return out
 
     # -- general path ---------------------------------------------------------------
@@ -735,13 +732,20 @@ class _Context:
         self.recursions[(a, j)] = rec
         return rec
 
-    def general_deadwood(self, hand: Sequence[int]) -> int:
-        """Least deadwood of a hand with wild or identical cards."""
+    def general_deadwood(self, hand: Sequence[int], limit: int | None = None) -> int:
+        """Least deadwood of a hand with wild or identical cards.
+
+        With ``limit``, a count above it may be returned as soon as it is known to
+        exceed it: the naturals no meld can hold are counted before the search.
+        """
         n, pm, wilds, jokers, dead = self.classify(hand)
+        points = self.rules.points
+        certain = sum(points(c) for c in dead)
+        if limit is not None and certain > limit:
+            return certain
         _trim_caches()
         rec = self.recursion(len(wilds), len(jokers))
-        points = self.rules.points
-        return sum(points(c) for c in dead) + rec(n, pm, len(wilds) + len(jokers), 0)
+        return certain + rec(n, pm, len(wilds) + len(jokers), 0)
 
     def general_arrangement(self, hand: Sequence[int]) -> tuple[list[list[Card]], list[Card]]:
         """A best arrangement (melds, deadwood) of a hand with wild or identical cards."""
@@ -929,6 +933,21 @@ def deadwood_points(cards: Iterable[int], rules: MeldRules) -> int:
     return dw[a] + dw[b] + dw[c] + dw[d]
 
 
+def deadwood_at_most(cards: Iterable[int], rules: MeldRules, limit: int) -> bool:
+    """True if the least deadwood count of ``cards`` is at most ``limit``.
+
+    The answer of ``deadwood_points(cards, rules) <= limit``, often sooner when it is
+    no: with wild or identical cards, the cards no meld can hold are counted before
+    any search. Raises as :func:`deadwood_points` does.
+    """
+    ctx = _context(rules)
+    hand = cards if isinstance(cards, _SEQUENCES) else tuple(cards)
+    m, _ = _scan(ctx, hand)
+    if _is_fast(ctx, hand, m):
+        return deadwood_points(hand, rules) <= limit
+    return ctx.general_deadwood(hand, limit) <= limit
+
+
 def best_arrangement(cards: Iterable[int], rules: MeldRules) -> Arrangement:
     """A minimum-deadwood arrangement of ``cards``; the same one for the same cards.
 
@@ -1006,6 +1025,18 @@ def _discard_list(ctx: _Context, hand: tuple[int, ...]) -> list[int]:
     return out
 
 
+def _display_number(code: int) -> int:
+    """:func:`sort_key` of a card code as one number (0 for a code that is no card)."""
+    if code & 15 > 13:
+        return 0
+    suit, rank, copy = sort_key(code)
+    return (suit * 16 + rank) * MAX_COPIES + copy
+
+
+# By card code (a hand is checked before it is looked up here).
+_DISPLAY_ORDER: Final = tuple(_display_number(code) for code in range(MAX_COPIES * 64))
+
+
 def discard_deadwoods(cards: Sequence[int], rules: MeldRules) -> dict[Card, int]:
     """For each card, the least deadwood of the hand without it (the "after discarding" count).
 
@@ -1028,14 +1059,13 @@ def best_discard(cards: Sequence[int], rules: MeldRules,
     ctx = _context(rules)
     values = _discard_list(ctx, hand)
     points_of = ctx.points_of
-    best: tuple[int, int] | None = None
+    best: tuple[int, int, int] | None = None
     choice = 0
     for card, value in zip(hand, values, strict=True):
-        if card == forbidden:
-            continue
-        key = (value, -points_of(card))
-        if best is None or key < best or (key == best and sort_key(card) < sort_key(choice)):
-            best, choice = key, card
+        if card != forbidden:
+            key = (value, -points_of(card), _DISPLAY_ORDER[card])
+            if best is None or key < best:
+                best, choice = key, card
     if best is None:
         raise IllegalDiscard("no card can be discarded")
     return Card(choice), best[0]

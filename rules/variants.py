@@ -38,7 +38,7 @@ from .events import (
     WentOut,
 )
 from .game import Game, Phase, TableMeld
-from .melds import MeldRules, can_lay_off, layoff_cards, meld_kind, order_meld
+from .melds import MeldKind, MeldRules, can_lay_off, layoff_cards, meld_kind, order_meld
 from .options import (
     OPTION_CLASSES,
     BasicOptions,
@@ -48,7 +48,13 @@ from .options import (
     ThirteenOptions,
     parse_options,
 )
-from .solver import best_arrangement, deadwood_points, discard_deadwoods, knocker_arrangement
+from .solver import (
+    best_arrangement,
+    deadwood_at_most,
+    deadwood_points,
+    discard_deadwoods,
+    knocker_arrangement,
+)
 
 
 def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:
@@ -84,6 +90,9 @@ class BasicRummy(Game):
         self.melded_before = [False] * players  # melded or laid off in an earlier turn
         self.played_this_turn = False
         self.melds_this_turn = 0
+        # The kind of each table meld (by its cards) this hand: legal layoffs are listed
+        # at every turn. At most one entry per meld and layoff of the hand.
+        self._meld_kinds: dict[tuple[Card, ...], MeldKind | None] = {}
 
     def hand_size(self) -> int:
         return {2: 10, 3: 7, 4: 7}.get(self.players, 6)
@@ -97,6 +106,7 @@ class BasicRummy(Game):
         self.melded_before = [False] * self.players
         self.played_this_turn = False
         self.melds_this_turn = 0
+        self._meld_kinds = {}
 
     def exhaustion_limit(self) -> int:
         return self.options.stock_exhaustion_limit
@@ -206,8 +216,14 @@ class BasicRummy(Game):
         owns = self._owns_meld(seat)
         if self.melds and (owns or not self.options.layoff_requires_own_meld):
             rules = self.meld_rules
+            kinds = self._meld_kinds
             for i, table_meld in enumerate(self.melds):
-                for card in layoff_cards(table_meld.cards, hand, rules):
+                kind = kinds.get(table_meld.cards)
+                if kind is None:
+                    kind = kinds[table_meld.cards] = meld_kind(table_meld.cards, rules)
+                if kind is None:
+                    continue
+                for card in layoff_cards(table_meld.cards, hand, rules, kind=kind):
                     if len(hand) >= 3 or self._layoff_can_end(seat, card, i, owns):
                         actions.append(LayOff(seat, (card,), i))
         actions.extend(self.discard_actions(seat))
@@ -224,6 +240,8 @@ class BasicRummy(Game):
         Sets by rank, then runs by suit, each run by its first position and length.
         """
         melds: list[tuple[Card, ...]] = []
+        if not _may_meld(hand, self.meld_rules):
+            return melds
         by_rank: dict[int, list[Card]] = {}
         by_suit: dict[int, dict[int, Card]] = {}
         for card in sorted(hand):
@@ -323,6 +341,26 @@ class BasicRummy(Game):
         if self.options.dealer_rotation == "winner_deals" and len(result.winners) == 1:
             return result.winners[0]
         return self.next_seat(self.dealer)
+
+
+def _may_meld(hand: Sequence[Card], rules: MeldRules) -> bool:
+    """False when ``hand`` (natural cards) holds no three of a rank and no three in a row.
+
+    Most hands hold no meld: this looks at the hand as one mask of faces instead of
+    listing candidates.
+    """
+    m = 0
+    for card in hand:
+        m |= 1 << (card & 63)
+    a, b, c, d = m & 0x3FFE, m >> 16 & 0x3FFE, m >> 32 & 0x3FFE, m >> 48 & 0x3FFE
+    if (a & b & (c | d)) | (c & d & (a | b)):
+        return True
+    for p in (a, b, c, d):
+        if rules.ace_mode != "low":  # the ace again above the king (and below the two)
+            p |= (p & 2) << 13 | (p >> 13 & 1)
+        if p & p >> 1 & p >> 2:
+            return True
+    return False
 
 
 # ====================================================================== Gin Rummy
@@ -481,16 +519,17 @@ def _may_knock(hand: Sequence[Card], rules: MeldRules, limit: int,
 
     The best arrangement of the kept cards, plus the discard as deadwood, is an
     arrangement of the whole hand, so ``deadwood(hand - c) >= deadwood(hand) - points(c)``.
-    One solve of the whole hand (fast when it has no meld; ``deadwood`` if the caller
-    has it) spares the per-discard solves; the dearest card is looked for only when the
-    dearest card of any hand would pass.
+    One solve of the whole hand (``deadwood`` if the caller has it; else one that stops
+    early when the cards no meld can hold already exceed the bound) spares the
+    per-discard solves.
     """
-    if deadwood is None:
-        deadwood = deadwood_points(hand, rules)
-    if deadwood - rules.max_points > limit:
-        return False
+    if deadwood is not None and deadwood - rules.max_points > limit:
+        return False  # even the dearest card of any hand would not do
     points = rules.points_by_face
-    return deadwood - max(points[c & 63] for c in hand) <= limit
+    dearest = max(points[c & 63] for c in hand)
+    if deadwood is None:
+        return deadwood_at_most(hand, rules, limit + dearest)
+    return deadwood - dearest <= limit
 
 
 # ====================================================================== Chicago Rummy
@@ -528,8 +567,8 @@ class ChicagoRummy(Game):
         return [self.knock_limit(s) if self.active[i] else 0 for i, s in enumerate(self.scores)]
 
     def draw_phase_extras(self, seat: int) -> list[SeatAction]:
-        if self.options.rummy_timing != "after_discard" and not deadwood_points(
-                self.hands[seat], self.meld_rules):
+        if self.options.rummy_timing != "after_discard" and deadwood_at_most(
+                self.hands[seat], self.meld_rules, 0):
             return [DeclareRummy(seat)]
         return []
 

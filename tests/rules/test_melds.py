@@ -141,6 +141,7 @@ def test_layoff_cards_are_exactly_the_single_card_layoffs(
     rules, meld, cards = case
     expected = [c for c in cards if can_lay_off(meld, [c], rules)]
     assert layoff_cards(meld, cards, rules) == expected
+    assert layoff_cards(meld, cards, rules, kind=meld_kind(meld, rules)) == expected
 
 
 def test_layoff_cards_of_an_invalid_meld_is_empty() -> None:
