@@ -58,7 +58,7 @@ from .events import (
     WentOut,
 )
 from .game import PHASE_ACTIONS, PHASE_MEANINGS, Game, Phase, TableMeld
-from .melds import MeldRules, can_lay_off, meld_kind, order_meld
+from .melds import MeldRules, can_lay_off, layoff_cards, meld_kind, order_meld
 from .options import (
     GameOptions,
     OptionSpec,
@@ -73,6 +73,7 @@ from .solver import (
     best_discard,
     best_layoffs,
     chosen_arrangement,
+    deadwood_at_most,
     deadwood_points,
     discard_deadwoods,
     knocker_arrangement,
@@ -100,10 +101,10 @@ __all__ = [
     "OptionError", "OptionSpec", "PassUpcard", "Passed", "Phase", "Reveal", "RulesError",
     "SeatAction", "SeatView", "Showdown", "Shuffle", "StockRebuilt", "TableMeld",
     "ThreeThirteen", "WentOut", "WrongPhase", "best_arrangement", "best_discard",
-    "best_layoffs", "can_lay_off", "chosen_arrangement", "deadwood_points",
-    "discard_deadwoods", "event_for",
-    "format_cards", "knocker_arrangement", "make_deck", "meld_kind", "meld_rules_for",
+    "best_layoffs", "can_lay_off", "chosen_arrangement", "deadwood_at_most",
+    "deadwood_points", "discard_deadwoods", "event_for", "format_cards",
+    "knocker_arrangement", "layoff_cards", "make_deck", "meld_kind", "meld_rules_for",
     "new_game", "optimal_arrangements", "option_specs", "options_to_dict", "order_meld",
-    "parse_cards", "parse_options",
-    "seat_view", "sort_key", "view_meld_rules", "visible_cards",
+    "parse_cards", "parse_options", "seat_view", "sort_key", "view_meld_rules",
+    "visible_cards",
 ]

@@ -7,9 +7,10 @@ Whether it is legal is for :class:`~rummyhall.rules.game.Game` to say.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, get_args
 
 from .cards import Card, format_cards
+from .frozen import direct_init
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +142,9 @@ class DeclareRummy:
 SeatAction = (DrawStock | DrawDiscard | PassUpcard | Discard | Meld | LayOff | Knock | GoOut
               | DeclareRummy)
 Action = Shuffle | SeatAction
+
+for _action in get_args(Action):  # legal-action lists build them: see rules/frozen.py
+    direct_init(_action)
 
 ACTION_KINDS: dict[str, type[SeatAction]] = {
     cls.kind: cls for cls in (DrawStock, DrawDiscard, PassUpcard, Discard, Meld, LayOff, Knock,

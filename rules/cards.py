@@ -20,6 +20,7 @@ Text notation (one printed form, two accepted input forms for ten)::
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Final
 
@@ -157,6 +158,7 @@ def format_cards(cards: Iterable[int]) -> str:
     return " ".join(str(Card(c)) for c in cards)
 
 
+@functools.lru_cache(maxsize=64)  # a deal asks for its deck: the same tuple each time
 def make_deck(decks: int = 1, jokers_per_deck: int = 0) -> tuple[Card, ...]:
     """Every card of ``decks`` standard decks plus their jokers, in a fixed canonical order."""
     if not 1 <= decks <= MAX_COPIES // 2:

@@ -8,9 +8,10 @@ in one place only, :func:`rummyhall.rules.views.event_view`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, get_args
 
 from .cards import Card
+from .frozen import direct_init
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,3 +214,6 @@ class GameOver:
 
 Event = (HandDealt | Drew | Passed | Discarded | Melded | LaidOff | StockRebuilt | Knocked
          | WentOut | Showdown | HandScored | Eliminated | GameOver)
+
+for _event in (Reveal, *get_args(Event)):  # built at every action: see rules/frozen.py
+    direct_init(_event)

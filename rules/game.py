@@ -126,10 +126,41 @@ PHASE_WORDS: dict[Phase, str] = {
 }
 
 
-# Shared Discard values, at most one per (seat, card): bounded by seats x cards in play.
-_DISCARDS: dict[tuple[int, Card], Discard] = {}
+# Actions are immutable values, so the legal-action lists (built on every turn of every
+# game) share them: at most one per seat and kind, and one Discard per seat and card
+# code, so bounded by the seats times the cards in play.
+class _Discards(dict[int, Discard]):
+    """The Discard of each card code for one seat, made on first use."""
+
+    __slots__ = ("seat",)
+
+    def __init__(self, seat: int) -> None:
+        super().__init__()
+        self.seat = seat
+
+    def __missing__(self, card: int) -> Discard:
+        action = self[card] = Discard(self.seat, Card(card))
+        return action
+
+
+_DISCARDS: dict[int, _Discards] = {}
+_DRAWS: dict[int, tuple[DrawStock, DrawDiscard, PassUpcard]] = {}
+
+
+def _draws(seat: int) -> tuple[DrawStock, DrawDiscard, PassUpcard]:
+    draws = _DRAWS.get(seat)
+    if draws is None:
+        draws = _DRAWS[seat] = (DrawStock(seat), DrawDiscard(seat), PassUpcard(seat))
+    return draws
 
 COMMON_ACTIONS = frozenset({"shuffle", "draw_stock", "draw_discard", "discard"})
+
+
+# The phases as module constants: an attribute of an Enum class costs a slow lookup
+# (EnumType has a __getattr__), and the state machine tests its phase at every action.
+_DEAL, _UPCARD, _DRAW, _PLAY, _REBUILD, _GAME_OVER = (
+    Phase.DEAL, Phase.UPCARD, Phase.DRAW, Phase.PLAY, Phase.REBUILD, Phase.GAME_OVER)
+_IDLE = frozenset({_DEAL, _REBUILD, _GAME_OVER})  # nobody is to move
 
 
 class TableMeld:
@@ -160,7 +191,7 @@ class Game:
 
     def __init__(self, options: GameOptions, players: int, first_dealer: int = 0) -> None:
         self.players = players
-        self.phase = Phase.DEAL
+        self.phase = _DEAL
         self.dealer = first_dealer
         self.hand_no = 0
         self.move_number = 0
@@ -190,33 +221,35 @@ class Game:
     @property
     def to_move(self) -> int | None:
         """The seat whose decision the game waits for, or None (chance or game over)."""
-        return None if self.phase in (Phase.DEAL, Phase.REBUILD, Phase.GAME_OVER) else self.turn
+        return None if self.phase in _IDLE else self.turn
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.GAME_OVER
+        return self.phase is _GAME_OVER
 
     def shuffle_cards(self) -> tuple[Card, ...]:
         """The cards a :class:`Shuffle` must order now, in canonical order (empty if none)."""
-        if self.phase is Phase.DEAL:
+        if self.phase is _DEAL:
             return self.deck()
-        if self.phase is Phase.REBUILD:
+        if self.phase is _REBUILD:
             return self._rebuild_cards
         return ()
 
     def legal_actions(self) -> list[SeatAction]:
         """Every legal action of the seat to move (empty when chance or nobody is to move)."""
         seat = self.turn
-        if seat is None or self.phase in (Phase.DEAL, Phase.REBUILD, Phase.GAME_OVER):
+        if seat is None or self.phase in _IDLE:
             return []
-        if self.phase is Phase.UPCARD:
-            return [DrawDiscard(seat), PassUpcard(seat)]
-        if self.phase is Phase.DRAW:
+        if self.phase is _UPCARD:
+            _, take, refuse = _draws(seat)
+            return [take, refuse]
+        if self.phase is _DRAW:
+            stock, take, _ = _draws(seat)
             actions: list[SeatAction] = []
             if self.stock:
-                actions.append(DrawStock(seat))
+                actions.append(stock)
             if self.discard and not self.stock_only:
-                actions.append(DrawDiscard(seat))
+                actions.append(take)
             actions.extend(self.draw_phase_extras(seat))
             return actions
         return self.play_actions(seat)
@@ -268,13 +301,16 @@ class Game:
 
     def _verify_shuffle(self, action: Shuffle) -> None:
         expected = self.shuffle_cards()
-        if len(action.order) != len(expected) or sorted(action.order) != sorted(expected):
+        order = action.order
+        # The cards in play are distinct codes: the same set, without repeats, is a shuffle.
+        if len(order) != len(expected) or len(distinct := set(order)) != len(order) or (
+                distinct != set(expected)):
             raise BadShuffle(f"a shuffle must order exactly the {len(expected)} cards in play")
 
     def _apply_shuffle(self, action: Shuffle) -> list[Event]:
-        if self.phase is Phase.REBUILD:
+        if self.phase is _REBUILD:
             self.stock = list(reversed(action.order))
-            self.phase = Phase.DRAW
+            self.phase = _DRAW
             return [StockRebuilt(len(self.stock), self.discard[-1], self.exhaustions)]
         return self._deal(action.order)
 
@@ -306,7 +342,7 @@ class Game:
             self.meld_rules.wild_rank, tuple(self.knock_limits))]
         first = self.next_seat(self.dealer)
         if self.upcard_offer():
-            self.turn, self.taken, self.phase = first, None, Phase.UPCARD
+            self.turn, self.taken, self.phase = first, None, _UPCARD
             return events
         return events + self._start_turn(first)
 
@@ -323,7 +359,7 @@ class Game:
 
     def _start_turn(self, seat: int) -> list[Event]:
         """Give the turn to ``seat``, rebuilding an empty stock first (docs/rules.md 1)."""
-        self.turn, self.taken, self.phase = seat, None, Phase.DRAW
+        self.turn, self.taken, self.phase = seat, None, _DRAW
         if self.stock:
             return []
         limit = self.exhaustion_limit()
@@ -340,7 +376,7 @@ class Game:
             self.stock = list(reversed(rebuilt))
             return [StockRebuilt(len(self.stock), self.discard[-1], self.exhaustions)]
         self._rebuild_cards = tuple(sorted(rebuilt))
-        self.phase = Phase.REBUILD
+        self.phase = _REBUILD
         return []
 
     def _end_void(self) -> list[Event]:
@@ -356,7 +392,7 @@ class Game:
         self.stock_only = False
         card = self.stock.pop()
         self.hands[action.seat].append(card)
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         return [Drew(action.seat, "stock", card, len(self.stock))]
 
     def _verify_draw_discard(self, action: DrawDiscard) -> None:
@@ -369,7 +405,7 @@ class Game:
         card = self.discard.pop()
         self.hands[action.seat].append(card)
         self.taken = card
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         return [Drew(action.seat, "discard", card, len(self.stock))]
 
     def _check_held(self, seat: int, cards: Sequence[Card]) -> None:
@@ -381,7 +417,8 @@ class Game:
                 raise CardNotHeld(f"{Card(card)} is not in your hand")
 
     def _check_discard(self, seat: int, card: Card) -> None:
-        self._check_held(seat, (card,))
+        if card not in self.hands[seat]:
+            raise CardNotHeld(f"{Card(card)} is not in your hand")
         if card == self.taken and self.options.forbid_discarding_taken_card:
             raise IllegalDiscard(f"{card} was just taken from the discard pile; "
                                  "it may be discarded on a later turn")
@@ -399,14 +436,14 @@ class Game:
         Actions are immutable values, so the objects are shared (legal-action lists are
         built on every turn of every game).
         """
-        made = _DISCARDS
-        actions: list[SeatAction] = []
-        for card in self.discardable(seat):
-            action = made.get((seat, card))
-            if action is None:
-                action = made[seat, card] = Discard(seat, card)
-            actions.append(action)
-        return actions
+        made = _DISCARDS.get(seat)
+        if made is None:
+            made = _DISCARDS[seat] = _Discards(seat)
+        hand = self.hands[seat]
+        taken = self.taken
+        if taken is not None and self.options.forbid_discarding_taken_card:
+            return [made[c] for c in hand if c != taken]
+        return list(map(made.__getitem__, hand))
 
     def _verify_discard(self, action: Discard) -> None:
         self._check_discard(action.seat, action.card)
@@ -440,19 +477,19 @@ class Game:
         self.last_showdown = reveals[0] if reveals else None
         events: list[Event] = [*reveals, result]
         self.turn, self.taken = None, None
-        self.phase = Phase.DEAL
+        self.phase = _DEAL
         if outcome in ("void", "dead"):
             return events
         self.results.append(result)
         events.extend(self.after_hand(result))
-        if self.phase is not Phase.GAME_OVER:
+        if self.phase is not _GAME_OVER:
             self.dealer = self.choose_next_dealer(result)
         return events
 
     def end_game(self, winners: tuple[int, ...], notes: Sequence[str] = ()) -> list[Event]:
         """Mark the game over with ``winners`` (several when they share the win)."""
         self.winners = tuple(sorted(winners))
-        self.phase = Phase.GAME_OVER
+        self.phase = _GAME_OVER
         self.turn = None
         return [GameOver(self.winners, tuple(self.scores), tuple(notes))]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from .cards import JOKER_RANK, Card, sort_key
 from .errors import InvalidMeld
@@ -26,6 +26,7 @@ AceMode = Literal["low", "high_or_low", "round_the_corner"]
 MeldKind = Literal["set", "run"]
 ACE_MODES: tuple[AceMode, ...] = ("low", "high_or_low", "round_the_corner")
 MAX_RUN = 13
+_C = TypeVar("_C", bound=int)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,7 @@ class MeldRules:
     king_points: int = 10
     joker_points: int = 20
     points_by_face: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    max_points: int = field(init=False, repr=False, compare=False)  # of the dearest card
 
     def __post_init__(self) -> None:
         table = [0] * 64
@@ -55,6 +57,7 @@ class MeldRules:
                 table[suit * 16 + rank] = self._rank_points(rank)
         table[JOKER_RANK] = self.joker_points
         object.__setattr__(self, "points_by_face", tuple(table))
+        object.__setattr__(self, "max_points", max(table))
 
     def _rank_points(self, rank: int) -> int:
         if rank == 1:
@@ -212,3 +215,42 @@ def can_lay_off(meld: Sequence[int], cards: Sequence[int], rules: MeldRules) -> 
     """True if ``cards`` added to the table meld ``meld`` leave it a valid meld of its kind."""
     kind = meld_kind(meld, rules)
     return kind is not None and meld_kind([*meld, *cards], rules) == kind
+
+
+def layoff_cards(meld: Sequence[int], cards: Iterable[_C], rules: MeldRules, *,
+                 kind: MeldKind | None = None) -> list[_C]:
+    """The cards of ``cards`` that can each be laid off alone on the table meld ``meld``.
+
+    Exactly those ``c`` for which ``can_lay_off(meld, [c], rules)`` holds (in the order
+    given), without running every card through the validator: a natural card can only
+    join a set of its rank or a run of its suit, and only a wild card is checked in
+    full. ``meld`` is validated once, or not at all when the caller gives ``kind``,
+    which must then be ``meld_kind(meld, rules)``.
+    """
+    if kind is None:
+        kind = meld_kind(meld, rules)
+    if kind is None:
+        return []
+    wild_rank = rules.wild_rank
+    naturals = [c for c in meld if c & 15 not in (JOKER_RANK, wild_rank)]
+    if not naturals:  # an all-wild meld: anything may fit
+        return [c for c in cards if meld_kind([*meld, c], rules) == kind]
+    if kind == "set":
+        if rules.max_set_size and len(meld) >= rules.max_set_size:
+            return []
+        rank = naturals[0] & 15
+        return [c for c in cards
+                if (c & 15 == rank or c & 15 in (JOKER_RANK, wild_rank)) and c not in meld]
+    suit = naturals[0] & 48
+    length = len(meld) + 1
+    ranks = [c & 15 for c in naturals]
+    out: list[_C] = []
+    for c in cards:
+        r = c & 15
+        if r in (JOKER_RANK, wild_rank):
+            if meld_kind([*meld, c], rules) == kind:
+                out.append(c)
+        elif (c & 48 == suit and r not in ranks and length <= MAX_RUN
+              and run_span([*ranks, r], rules) <= length):
+            out.append(c)
+    return out

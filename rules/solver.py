@@ -8,16 +8,22 @@ minus the most points it can put into disjoint valid melds. Two exact searches a
 
 *Fast path* (no wild card in the hand, no two identical faces: Gin, Basic Rummy,
 and most Chicago hands). The hand becomes a 64-bit mask with bit ``suit*16 + rank``
-(a card's face). With one deck a rank holds at most one set, and once the sets are
-chosen the four suits are independent run problems. A suit's best run value depends
-only on its 14-bit pattern: it is the value of the cards lying in some window of three
-present positions (a maximal stretch of three or more is one valid run; the ace-high
-mode tries the ace at 1 and at 14). Those values sit in lazily filled tables of at
-most 2**14 entries per rules, so a hand with no rank in three suits costs four
-lookups. Otherwise the solver tries the set choices of each such rank, keeping only
-those not beaten by another: a set takes every card of its rank that no run could use
-("uncontested"), and "no set" is tried only if the uncontested cards cannot make one.
-That leaves one to a few choices per rank, each scored with four lookups.
+(a card's face): one sum of the cards' bits, which also tells identical faces apart
+(they carry, so the mask has fewer bits than the hand has cards). With one deck a rank
+holds at most one set, and once the sets are chosen the four suits are independent run
+problems. A suit's best run value depends only on its 14-bit pattern: it is the value
+of the cards lying in some window of three present positions (a maximal stretch of
+three or more is one valid run; the ace-high mode tries the ace at 1 and at 14). Two
+tables of 2**14 entries hold, for every pattern, that value and the deadwood the suit
+keeps alone; they are built once per ace mode and card values (a few milliseconds), so
+a hand with no rank in three suits costs four lookups. Otherwise the solver looks at
+the ranks present in three suits or four. A rank none of whose cards can sit in a run
+("uncontested": no window of three present positions holds it) is melded whole, or as
+much of it as a set holds, whatever the rest does: its cards are deadwood in their
+suits, and the set takes them off. For the other ranks the solver tries the set choices
+of each, keeping only those not beaten by another: a set takes every uncontested card
+of its rank it can, and "no set" is tried only if the uncontested cards cannot make
+one. That leaves one to a few choices per rank, each scored with four lookups.
 Discards reuse the choices: removing a card changes one suit pattern (one lookup per
 choice); a card of a set rank costs, if its rank is uncontested, only the set's
 shrinking, otherwise one fresh solve of the hand without it.
@@ -40,14 +46,16 @@ memoised. Naturals that cannot belong to any meld (possible to tell only with fe
 than two wild cards) are removed first as pure deadwood.
 
 Caches. Equal :class:`MeldRules` share one context (at most ``_MAX_CONTEXTS`` = 16;
-all are dropped when a 17th arrives) holding the fast path's tables (at most 2**14
-entries each, about 1.5 MB when full) and the general path's memo and candidate
-tables. The latter, all rules together, are cleared once they exceed ``_MEMO_LIMIT``
-= 200,000 entries (about 30 MB; checked every 16 searches, so the overshoot is a few
-searches' states). Worst case, about 60 MB in all. Results never depend on the
-caches; :func:`clear_caches` drops them. Hands are limited to ``_MAX_HAND`` = 20
-cards (the games hold 14 at most): the set choices grow exponentially with the ranks
-that can form a set.
+all are dropped when a 17th arrives) holding the general path's memo and candidate
+tables. The fast path's tables are shared by the rules with the same ace mode and card
+values: one run-mask table per ace mode (three at most) and at most 16 value tables,
+about 0.3 MB each. The general path's tables, all rules together, are cleared once
+they exceed ``_MEMO_LIMIT`` = 200,000 entries (about 30 MB; checked every 16 searches,
+so the overshoot is a few searches' states). Worst case, about 45 MB in all. Nothing in
+them depends on a hand or a seat, and results never depend on the caches;
+:func:`clear_caches` drops them. Hands are limited to ``_MAX_HAND`` = 20 cards (the
+games hold 14 at most): the set choices grow exponentially with the ranks that can
+form a set.
 
 Ties are broken deterministically by the search order; the arrangement shown merges
 melds of one kind that still form a valid meld together (two touching runs of a suit,
@@ -67,7 +75,7 @@ from typing import Final, TypeVar
 
 from .cards import JOKER_RANK, MAX_COPIES, Card, format_cards, sort_key
 from .errors import CardError, IllegalDiscard, InvalidMeld
-from .melds import MAX_RUN, MeldRules, meld_kind, order_meld, run_span
+from .melds import MAX_RUN, AceMode, MeldRules, meld_kind, order_meld, run_span
 
 __all__ = [
     "Arrangement",
@@ -76,6 +84,7 @@ __all__ = [
     "best_discard",
     "best_layoffs",
     "clear_caches",
+    "deadwood_at_most",
     "deadwood_points",
     "discard_deadwoods",
     "knocker_arrangement",
@@ -92,6 +101,9 @@ _SUIT: Final = 0x3FFE  # positions 1..13 of one suit's 16-bit field
 _SPREAD: Final = 0x0001_0001_0001_0001  # one bit per suit, same rank
 _FIELD: Final = 5  # bits per face count in the general path's multiset
 _COUNT: Final = (1 << _FIELD) - 1
+_SEQUENCES: Final = (tuple, list)
+_FACES: Final = (1 << 64) - 1  # the face bits of a scanned hand
+_POINTS_AT: Final = 72  # where a scanned hand's points start (the face bits carry at most to 68)
 _NO_LIMIT: Final = 31  # "unbounded" capacity; capacities are capped by the wild cards left
 _MAX_HAND: Final = 20  # cards per call; the games hold 14 at most (5-bit counts fit too)
 
@@ -148,6 +160,70 @@ def _high(p: int) -> int:
     return (p & ~2) | (p & 2) << 13
 
 
+_PATTERNS: Final = 1 << 14  # suit patterns have bits 1..13: table index < 2**14
+
+
+def _run_mask(p: int, mode: AceMode) -> int:
+    """The cards of suit pattern ``p`` that lie in some run of ``p`` (either ace place)."""
+    if mode == "round_the_corner":
+        return _corner_runs(p)
+    mask = _low_runs(p)
+    if mode == "high_or_low" and p & 2:
+        high = _low_runs(_high(p))
+        mask |= (high & ~(1 << 14)) | (high >> 13 & 2)
+    return mask
+
+
+_MASK_TABLES: Final[dict[str, list[int]]] = {}
+
+
+def _mask_table(mode: str) -> list[int]:
+    """:func:`_run_mask` of every suit pattern under an ace mode (built once, 2**14 entries).
+
+    Under ``"high_ace"`` (not a rules mode): the runs of the pattern with its ace at 14.
+    """
+    table = _MASK_TABLES.get(mode)
+    if table is None:
+        if mode == "high_ace":
+            table = [_low_runs(_high(p)) if p & 2 else 0 for p in range(_PATTERNS)]
+        else:
+            ace_mode: AceMode = "low" if mode == "low" else (
+                "high_or_low" if mode == "high_or_low" else "round_the_corner")
+            table = [_run_mask(p, ace_mode) for p in range(_PATTERNS)]
+        _MASK_TABLES[mode] = table
+    return table
+
+
+_VALUE_TABLES: Final[dict[tuple[str, tuple[int, ...]], tuple[list[int], list[int]]]] = {}
+
+
+def _value_tables(mode: AceMode, rank_points: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """Of every suit pattern: the best run value (the points its runs hold) and the
+    deadwood the pattern keeps alone (its points minus that value).
+
+    Shared by the rules with the same ace mode and rank points (at most
+    ``_MAX_CONTEXTS`` pairs are kept). Under ``high_or_low`` an ace makes runs either
+    low or high, never both: the better of the two.
+    """
+    key = (mode, rank_points)
+    tables = _VALUE_TABLES.get(key)
+    if tables is not None:
+        return tables
+    # The points of a mask of positions 0..15, summed by its two bytes.
+    low = [sum(rank_points[i] for i in range(8) if x >> i & 1) for x in range(256)]
+    high = [sum(rank_points[8 + i] for i in range(7) if x >> i & 1) for x in range(256)]
+    if mode == "high_or_low":
+        value = [max(low[a & 255] + high[a >> 8], low[b & 255] + high[b >> 8])
+                 for a, b in zip(_mask_table("low"), _mask_table("high_ace"), strict=True)]
+    else:
+        value = [low[a & 255] + high[a >> 8] for a in _mask_table(mode)]
+    dead = [low[p & 255] + high[p >> 8] - v for p, v in enumerate(value)]
+    if len(_VALUE_TABLES) >= _MAX_CONTEXTS:
+        _VALUE_TABLES.clear()
+    _VALUE_TABLES[key] = tables = (value, dead)
+    return tables
+
+
 def _bits(x: int) -> Iterator[int]:
     """Positions of the set bits of ``x``, lowest first."""
     while x:
@@ -191,6 +267,9 @@ class _Context:
                 points[copy * 64 + face] = by_face[face]
         self.bit_of = bits.__getitem__
         self.points_of = points.__getitem__
+        # A card's face bit and, from bit _POINTS_AT, its points: one sum scans a hand.
+        self.code_value = {code: bit | points[code] << _POINTS_AT
+                           for code, bit in bits.items()}.__getitem__
         wild = rules.wild_rank
         self.wild_bits = 1 | ((_SPREAD << wild) if wild else 0)
         smax = rules.max_set_size
@@ -198,8 +277,9 @@ class _Context:
         self.rank_options = _Lazy(self._rank_options)
         # Most cards of one rank that sets can hold, by how many are present.
         self.set_take = [max((n for n in self.set_sizes if n <= k), default=0) for k in range(5)]
-        self.run_value = _Lazy(self._run_value)
-        self.run_mask = _Lazy(self._run_mask)
+        self.run_value, self.suit_deadwood = _value_tables(rules.ace_mode,
+                                                           tuple(self.rank_points))
+        self.run_mask = _mask_table(rules.ace_mode)
         self.near_mask = _Lazy(self._near_mask)
         # General path.
         self.memo: dict[int, int] = {}
@@ -213,25 +293,6 @@ class _Context:
     def _pattern_points(self, p: int) -> int:
         rp = self.rank_points
         return sum(rp[r] for r in _bits(p))
-
-    def _run_value(self, p: int) -> int:
-        mode = self.rules.ace_mode
-        if mode == "round_the_corner":
-            return self._pattern_points(_corner_runs(p))
-        value = self._pattern_points(_low_runs(p))
-        if mode == "high_or_low" and p & 2:
-            value = max(value, self._pattern_points(_low_runs(_high(p))))
-        return value
-
-    def _run_mask(self, p: int) -> int:
-        mode = self.rules.ace_mode
-        if mode == "round_the_corner":
-            return _corner_runs(p)
-        mask = _low_runs(p)
-        if mode == "high_or_low" and p & 2:
-            high = _low_runs(_high(p))
-            mask |= (high & ~(1 << 14)) | (high >> 13 & 2)
-        return mask
 
     def _near_mask(self, p: int) -> int:
         """Ranks of ``p`` that fit in a 3-position window with another rank of ``p``."""
@@ -311,17 +372,36 @@ class _Context:
         return (rm[m & _SUIT] | rm[m >> 16 & _SUIT] << 16 | rm[m >> 32 & _SUIT] << 32
                 | rm[m >> 48] << 48)
 
-    def set_choices(self, m: int, three: int, runs: int) -> list[tuple[int, int]]:
-        """The set choices worth trying in mask ``m``: (cards used, their points).
+    def free_sets(self, m: int, ranks: int) -> tuple[int, int]:
+        """The sets of ``ranks`` none of whose cards can sit in a run: (points, cards used).
 
-        ``three`` has bit ``r`` for each rank present in three suits or more, ``runs`` is
+        Such a rank is best melded whole (or as much of it as a set holds), whatever the
+        rest of the hand does: no run could use its cards, in ``m`` or in any part of it.
+        """
+        rp = self.rank_points
+        take = self.set_take
+        saved = used = 0
+        for r in _bits(ranks):
+            present = m >> r & _SPREAD
+            k = present.bit_count()
+            saved += rp[r] * take[k]
+            while k > take[k]:  # a set holds fewer: leave the highest suits out
+                present ^= 1 << (present.bit_length() - 1)
+                k -= 1
+            used |= present << r
+        return saved, used
+
+    def set_choices(self, m: int, ranks: int, runs: int) -> list[tuple[int, int]]:
+        """The set choices worth trying for ``ranks`` in mask ``m``: (cards used, their points).
+
+        ``ranks`` has bit ``r`` for ranks present in three suits or more, ``runs`` is
         :meth:`runs_of` ``m``. Every choice left out is matched or beaten by one listed
-        (see :meth:`_rank_options`), also in ``m`` minus a card of a rank not in ``three``.
+        (see :meth:`_rank_options`), also in ``m`` minus a card of a rank not in ``ranks``.
         """
         choices = [(0, 0)]
         rp = self.rank_points
         options = self.rank_options
-        for r in _bits(three):
+        for r in _bits(ranks):
             present = m >> r & _SPREAD
             subs = options[present | (runs >> r & present) << 1]
             pr = rp[r]
@@ -334,85 +414,119 @@ class _Context:
                            for used, val in choices for sub, size in subs]
         return choices
 
+    def split_sets(self, m: int, three: int) -> tuple[int, int, int]:
+        """Of the ranks in ``three``, those with a card that could also sit in a run.
+
+        Returns (those "contested" ranks, :meth:`runs_of` ``m``, the cards of ``three``).
+        """
+        runs = self.runs_of(m)
+        set_cards = m & three * _SPREAD
+        c = runs & set_cards
+        return (c | c >> 16 | c >> 32 | c >> 48) & _SUIT, runs, set_cards
+
     def fast_best(self, m: int) -> tuple[int, int]:
         """The most points mask ``m`` can meld, and the set cards of one way to do it."""
         rv = self.run_value
-        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48 & _SUIT
+        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48
         three = (a & b & (c | d)) | (c & d & (a | b))
         if not three or not self.set_sizes:
             return rv[a] + rv[b] + rv[c] + rv[d], 0
+        contested, runs, _ = self.split_sets(m, three)
+        saved, used = self.free_sets(m, three & ~contested)
+        if not contested:
+            return saved + rv[a] + rv[b] + rv[c] + rv[d], used
         best, best_used = -1, 0
-        for used, val in self.set_choices(m, three, self.runs_of(m)):
-            y = m ^ used
+        for sub, val in self.set_choices(m, contested, runs):
+            y = m ^ sub
             val += rv[y & _SUIT] + rv[y >> 16 & _SUIT] + rv[y >> 32 & _SUIT] + rv[y >> 48]
             if val > best:
-                best, best_used = val, used
-        return best, best_used
+                best, best_used = val, sub
+        return saved + best, used | best_used
+
+    def set_deadwood(self, m: int, three: int) -> int:
+        """The least deadwood of mask ``m`` (fast path) whose ranks ``three`` can form sets.
+
+        When no card of those ranks can sit in a run (the usual case), each such rank
+        melds what a set of it holds and the suits keep their own deadwood.
+        """
+        rm, dw = self.run_mask, self.suit_deadwood
+        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48
+        if (rm[a] | rm[b] << 16 | rm[c] << 32 | rm[d] << 48) & m & three * _SPREAD:
+            rv = self.run_value
+            return (dw[a] + dw[b] + dw[c] + dw[d] + rv[a] + rv[b] + rv[c] + rv[d]
+                    - self.fast_best(m)[0])
+        dead = dw[a] + dw[b] + dw[c] + dw[d]
+        rp, take = self.rank_points, self.set_take
+        if not three & (three - 1):  # one rank
+            r = three.bit_length() - 1
+            return dead - rp[r] * take[(m >> r & _SPREAD).bit_count()]
+        for r in _bits(three):
+            dead -= rp[r] * take[(m >> r & _SPREAD).bit_count()]
+        return dead
 
     def fast_saved(self, m: int) -> int:
         """The most points mask ``m`` can meld (no wild card, distinct faces)."""
         rv = self.run_value
-        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48 & _SUIT
-        three = (a & b & (c | d)) | (c & d & (a | b))
-        if not three or not self.set_sizes:
-            return rv[a] + rv[b] + rv[c] + rv[d]
-        return self.fast_best(m)[0]
+        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48
+        if (a & b & (c | d)) | (c & d & (a | b)) and self.set_sizes:
+            return self.fast_best(m)[0]
+        return rv[a] + rv[b] + rv[c] + rv[d]
 
     def fast_discards(self, hand: Sequence[int], m: int, total: int) -> list[int]:
         """Deadwood of ``hand`` without each of its cards, in hand order (fast path).
 
         Removing a card changes one suit pattern, so each set choice of the whole hand
-        is re-scored with one table lookup. A card whose rank can form a set is handled
+        is re-scored with one table lookup (with one choice, the suit's own deadwood
+        before and after is the change). A card whose rank can form a set is handled
         apart: if none of its rank's cards can sit in a run, its rank only loses the
         points of the set's shrinking; otherwise the hand without it is solved anew.
         """
-        rv = self.run_value
-        bit_of, points_of = self.bit_of, self.points_of
+        rv, dw, rp = self.run_value, self.suit_deadwood, self.rank_points
         ys = (m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48)
         a, b, c, d = ys
         three = (a & b & (c | d)) | (c & d & (a | b)) if self.set_sizes else 0
+        out = []
         if not three:
-            base = rv[a] + rv[b] + rv[c] + rv[d]
-            out = []
+            dead = dw[a] + dw[b] + dw[c] + dw[d]
             for card in hand:
-                suit = card >> 4 & 3
-                p = ys[suit]
-                out.append(total - points_of(card) - base + rv[p]
-                           - rv[p ^ bit_of(card) >> 16 * suit])
+                p = ys[card >> 4 & 3]
+                out.append(dead + dw[p ^ 1 << (card & 15)] - dw[p])
             return out
-        runs = self.runs_of(m)
-        # Per set choice: the suit patterns left for runs and the choice's total value.
+        contested, runs, set_cards = self.split_sets(m, three)
+        free_saved, _ = self.free_sets(m, three & ~contested)
+        # Per set choice of the contested ranks: the suit patterns left for runs and
+        # the choice's total value.
         rows = []
         saved_all = -1
-        for used, val in self.set_choices(m, three, runs):
+        for used, val in self.set_choices(m, contested, runs):
             y = m ^ used
             ys = (y & _SUIT, y >> 16 & _SUIT, y >> 32 & _SUIT, y >> 48)
-            val += rv[ys[0]] + rv[ys[1]] + rv[ys[2]] + rv[ys[3]]
+            val += free_saved + rv[ys[0]] + rv[ys[1]] + rv[ys[2]] + rv[ys[3]]
             rows.append((ys, val))
             saved_all = max(saved_all, val)
-        set_cards = three * _SPREAD & m
-        contested = runs & set_cards
-        contested = (contested | contested >> 16 | contested >> 32 | contested >> 48) & _SUIT
+        dead = total - saved_all
         take = self.set_take
-        rp = self.rank_points
-        out = []
+        only = rows[0][0] if len(rows) == 1 else None
         for card in hand:
-            bit = bit_of(card)
+            bit = 1 << (card & 63)
+            rank = card & 15
             if bit & set_cards:
-                rank = card & 15
                 if contested >> rank & 1:
-                    saved = self.fast_saved(m ^ bit)
+                    out.append(total - rp[rank] - self.fast_saved(m ^ bit))
                 else:
                     count = (m >> rank & _SPREAD).bit_count()
-                    saved = saved_all - rp[rank] * (take[count] - take[count - 1])
+                    out.append(dead - rp[rank] + rp[rank] * (take[count] - take[count - 1]))
+            elif only is not None:
+                p = only[card >> 4 & 3]
+                out.append(dead + dw[p ^ 1 << rank] - dw[p])
             else:
                 suit = card >> 4 & 3
-                low = bit >> 16 * suit
+                low = 1 << rank
                 saved = -1
                 for ys, val in rows:
                     p = ys[suit]
                     saved = max(saved, val - rv[p] + rv[p ^ low])
-            out.append(total - points_of(card) - saved)
+                out.append(total - rp[rank] - saved)
         return out
 
     # -- general path ---------------------------------------------------------------
@@ -426,10 +540,10 @@ class _Context:
         if len(set(hand)) != len(hand):
             raise CardError(f"a card appears twice in {format_cards(hand)}")
         wild_rank = self.rules.wild_rank
-        counts = [0] * 64
         wilds: list[int] = []
         jokers: list[int] = []
         naturals: list[int] = []
+        n = pm = 0
         for card in hand:
             face = card & 63
             if face == JOKER_RANK:
@@ -437,19 +551,20 @@ class _Context:
             elif face & 15 == wild_rank:
                 wilds.append(card)
             else:
-                counts[face] += 1
                 naturals.append(card)
+                n += 1 << (_FIELD * face)
+                pm |= 1 << face
         nwild = len(wilds) + len(jokers)
         dead: list[int] = []
         if nwild <= 1:
-            pm = 0
-            for card in naturals:
-                pm |= 1 << (card & 63)
             keep = 0
             if self.set_sizes:
                 need = 3 - nwild
-                for r in range(1, 14):
-                    if sum(counts[s * 16 + r] for s in range(4)) >= need:
+                by_rank = [0] * 16
+                for card in naturals:
+                    by_rank[card & 15] += 1
+                for r, count in enumerate(by_rank):
+                    if count >= need:
                         keep |= (pm >> r & _SPREAD) << r
             table = self.run_mask if nwild == 0 else self.near_mask
             for s in range(4):
@@ -460,12 +575,10 @@ class _Context:
                         keep |= self.run_mask[p] << (16 * s)
             dead = [card for card in naturals if not keep >> (card & 63) & 1]
             for card in dead:
-                counts[card & 63] -= 1
-        n = pm = 0
-        for face, count in enumerate(counts):
-            if count:
-                n |= count << (_FIELD * face)
-                pm |= 1 << face
+                face = card & 63
+                n -= 1 << (_FIELD * face)
+                if not n >> (_FIELD * face) & _COUNT:
+                    pm ^= 1 << face
         return n, pm, wilds, jokers, dead
 
     def cache_size(self) -> int:
@@ -619,13 +732,20 @@ class _Context:
         self.recursions[(a, j)] = rec
         return rec
 
-    def general_deadwood(self, hand: Sequence[int]) -> int:
-        """Least deadwood of a hand with wild or identical cards."""
+    def general_deadwood(self, hand: Sequence[int], limit: int | None = None) -> int:
+        """Least deadwood of a hand with wild or identical cards.
+
+        With ``limit``, a count above it may be returned as soon as it is known to
+        exceed it: the naturals no meld can hold are counted before the search.
+        """
         n, pm, wilds, jokers, dead = self.classify(hand)
+        points = self.rules.points
+        certain = sum(points(c) for c in dead)
+        if limit is not None and certain > limit:
+            return certain
         _trim_caches()
         rec = self.recursion(len(wilds), len(jokers))
-        points = self.rules.points
-        return sum(points(c) for c in dead) + rec(n, pm, len(wilds) + len(jokers), 0)
+        return certain + rec(n, pm, len(wilds) + len(jokers), 0)
 
     def general_arrangement(self, hand: Sequence[int]) -> tuple[list[list[Card]], list[Card]]:
         """A best arrangement (melds, deadwood) of a hand with wild or identical cards."""
@@ -734,7 +854,10 @@ def _trim_caches() -> None:
 
 
 def clear_caches() -> None:
-    """Drop every cache of the solver (results never depend on them; for benchmarks)."""
+    """Drop every cache of the solver (results never depend on them; for benchmarks).
+
+    The fast path's pattern tables stay: they hold no result of a hand.
+    """
     _REGISTRY.contexts.clear()
     rules = MeldRules()
     _REGISTRY.last = (rules, _Context(rules))
@@ -760,15 +883,17 @@ def _context(rules: MeldRules) -> _Context:
 def _scan(ctx: _Context, hand: Sequence[int]) -> tuple[int, int]:
     """The hand's face mask and total points; raises :class:`CardError` on a non-card.
 
-    Raises ``ValueError`` beyond ``_MAX_HAND`` cards: the set choices grow exponentially
-    with the ranks that can form a set (a whole deck would have 6**13 of them).
+    Identical faces carry into other bits: :func:`_is_fast` then fails. Raises
+    ``ValueError`` beyond ``_MAX_HAND`` cards: the set choices grow exponentially with
+    the ranks that can form a set (a whole deck would have 6**13 of them).
     """
     if len(hand) > _MAX_HAND:
         raise ValueError(f"the meld solver takes at most {_MAX_HAND} cards, got {len(hand)}")
     try:
-        return sum(map(ctx.bit_of, hand)), sum(map(ctx.points_of, hand))
+        v = sum(map(ctx.code_value, hand))
     except KeyError as exc:
         raise CardError(f"not a card code: {exc.args[0]!r}") from None
+    return v & _FACES, v >> _POINTS_AT
 
 
 def _is_fast(ctx: _Context, hand: Sequence[int], m: int) -> bool:
@@ -787,12 +912,40 @@ def deadwood_points(cards: Iterable[int], rules: MeldRules) -> int:
     >>> deadwood_points(parse_cards("4h 5h 6h 7h 7s 7d 8c 9c 10c 3s"), MeldRules())
     3
     """
+    # The fast path inline: bots and the games call this for nearly every decision.
+    last = _REGISTRY.last
+    ctx = last[1] if last[0] is rules else _context(rules)
+    hand = cards if isinstance(cards, _SEQUENCES) else tuple(cards)
+    n = len(hand)
+    if n > _MAX_HAND:
+        raise ValueError(f"the meld solver takes at most {_MAX_HAND} cards, got {n}")
+    try:
+        m = sum(map(ctx.bit_of, hand))  # face bits (small ints: sum stays in C)
+    except KeyError as exc:
+        raise CardError(f"not a card code: {exc.args[0]!r}") from None
+    if m.bit_count() != n or m & ctx.wild_bits:  # identical faces carry: fewer bits
+        return ctx.general_deadwood(hand)
+    a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48
+    three = (a & b & (c | d)) | (c & d & (a | b))  # ranks present in three suits or four
+    if three and ctx.set_sizes:
+        return ctx.set_deadwood(m, three)
+    dw = ctx.suit_deadwood
+    return dw[a] + dw[b] + dw[c] + dw[d]
+
+
+def deadwood_at_most(cards: Iterable[int], rules: MeldRules, limit: int) -> bool:
+    """True if the least deadwood count of ``cards`` is at most ``limit``.
+
+    The answer of ``deadwood_points(cards, rules) <= limit``, often sooner when it is
+    no: with wild or identical cards, the cards no meld can hold are counted before
+    any search. Raises as :func:`deadwood_points` does.
+    """
     ctx = _context(rules)
-    hand = cards if isinstance(cards, tuple | list) else tuple(cards)
-    m, total = _scan(ctx, hand)
-    if m.bit_count() == len(hand) and not m & ctx.wild_bits:
-        return total - ctx.fast_saved(m)
-    return ctx.general_deadwood(hand)
+    hand = cards if isinstance(cards, _SEQUENCES) else tuple(cards)
+    m, _ = _scan(ctx, hand)
+    if _is_fast(ctx, hand, m):
+        return deadwood_points(hand, rules) <= limit
+    return ctx.general_deadwood(hand, limit) <= limit
 
 
 def best_arrangement(cards: Iterable[int], rules: MeldRules) -> Arrangement:
@@ -872,6 +1025,18 @@ def _discard_list(ctx: _Context, hand: tuple[int, ...]) -> list[int]:
     return out
 
 
+def _display_number(code: int) -> int:
+    """:func:`sort_key` of a card code as one number (0 for a code that is no card)."""
+    if code & 15 > 13:
+        return 0
+    suit, rank, copy = sort_key(code)
+    return (suit * 16 + rank) * MAX_COPIES + copy
+
+
+# By card code (a hand is checked before it is looked up here).
+_DISPLAY_ORDER: Final = tuple(_display_number(code) for code in range(MAX_COPIES * 64))
+
+
 def discard_deadwoods(cards: Sequence[int], rules: MeldRules) -> dict[Card, int]:
     """For each card, the least deadwood of the hand without it (the "after discarding" count).
 
@@ -894,14 +1059,13 @@ def best_discard(cards: Sequence[int], rules: MeldRules,
     ctx = _context(rules)
     values = _discard_list(ctx, hand)
     points_of = ctx.points_of
-    best: tuple[int, int] | None = None
+    best: tuple[int, int, int] | None = None
     choice = 0
     for card, value in zip(hand, values, strict=True):
-        if card == forbidden:
-            continue
-        key = (value, -points_of(card))
-        if best is None or key < best or (key == best and sort_key(card) < sort_key(choice)):
-            best, choice = key, card
+        if card != forbidden:
+            key = (value, -points_of(card), _DISPLAY_ORDER[card])
+            if best is None or key < best:
+                best, choice = key, card
     if best is None:
         raise IllegalDiscard("no card can be discarded")
     return Card(choice), best[0]

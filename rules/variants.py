@@ -38,7 +38,7 @@ from .events import (
     WentOut,
 )
 from .game import Game, Phase, TableMeld
-from .melds import MeldRules, can_lay_off, meld_kind, order_meld
+from .melds import MeldKind, MeldRules, can_lay_off, layoff_cards, meld_kind, order_meld
 from .options import (
     OPTION_CLASSES,
     BasicOptions,
@@ -53,6 +53,7 @@ from .solver import (
     best_arrangement,
     best_layoffs,
     chosen_arrangement,
+    deadwood_at_most,
     deadwood_points,
     discard_deadwoods,
     knocker_arrangement,
@@ -99,6 +100,9 @@ class BasicRummy(Game):
         self.melded_before = [False] * players  # melded or laid off in an earlier turn
         self.played_this_turn = False
         self.melds_this_turn = 0
+        # The kind of each table meld (by its cards) this hand: legal layoffs are listed
+        # at every turn. At most one entry per meld and layoff of the hand.
+        self._meld_kinds: dict[tuple[Card, ...], MeldKind | None] = {}
 
     def hand_size(self) -> int:
         return {2: 10, 3: 7, 4: 7}.get(self.players, 6)
@@ -112,6 +116,7 @@ class BasicRummy(Game):
         self.melded_before = [False] * self.players
         self.played_this_turn = False
         self.melds_this_turn = 0
+        self._meld_kinds = {}
 
     def exhaustion_limit(self) -> int:
         return self.options.stock_exhaustion_limit
@@ -208,42 +213,67 @@ class BasicRummy(Game):
         return self._go_out(seat) if not self.hands[seat] else self.end_turn(seat)
 
     def play_actions(self, seat: int) -> list[SeatAction]:
+        # What _verify_meld and _verify_layoff would check, without running each
+        # candidate through them: the candidates are held, valid and of their kind by
+        # construction, and the turn can always end while two cards or more stay.
         hand = self.hands[seat]
         actions: list[SeatAction] = []
-        candidates: list[SeatAction] = []
         if not (self.options.one_meld_per_turn and self.melds_this_turn):
-            candidates.extend(Meld(seat, m) for m in self._possible_melds(hand))
-        if self.melds and (self._owns_meld(seat) or not self.options.layoff_requires_own_meld):
-            for i, meld in enumerate(self.melds):
-                candidates.extend(LayOff(seat, (c,), i) for c in hand
-                                  if can_lay_off(meld.cards, (c,), self.meld_rules))
-        actions.extend(a for a in candidates if self.can(a))
+            for meld in self._possible_melds(hand):
+                if len(hand) - len(meld) >= 2 or self._turn_can_end(
+                        seat, [c for c in hand if c not in meld], [*self._table(), meld], True):
+                    actions.append(Meld(seat, meld))
+        owns = self._owns_meld(seat)
+        if self.melds and (owns or not self.options.layoff_requires_own_meld):
+            rules = self.meld_rules
+            kinds = self._meld_kinds
+            for i, table_meld in enumerate(self.melds):
+                kind = kinds.get(table_meld.cards)
+                if kind is None:
+                    kind = kinds[table_meld.cards] = meld_kind(table_meld.cards, rules)
+                if kind is None:
+                    continue
+                for card in layoff_cards(table_meld.cards, hand, rules, kind=kind):
+                    if len(hand) >= 3 or self._layoff_can_end(seat, card, i, owns):
+                        actions.append(LayOff(seat, (card,), i))
         actions.extend(self.discard_actions(seat))
         return actions
 
+    def _layoff_can_end(self, seat: int, card: Card, index: int, owns: bool) -> bool:
+        table = self._table()
+        table[index] = (*table[index], card)
+        return self._turn_can_end(seat, [c for c in self.hands[seat] if c != card], table, owns)
+
     def _possible_melds(self, hand: Sequence[Card]) -> list[tuple[Card, ...]]:
-        """Every valid meld that can be made from ``hand`` (no wild cards in this game)."""
+        """Every valid meld that can be made from ``hand`` (no wild cards in this game).
+
+        Sets by rank, then runs by suit, each run by its first position and length.
+        """
         melds: list[tuple[Card, ...]] = []
+        if not _may_meld(hand, self.meld_rules):
+            return melds
         by_rank: dict[int, list[Card]] = {}
         by_suit: dict[int, dict[int, Card]] = {}
         for card in sorted(hand):
-            by_rank.setdefault(card.rank, []).append(card)
-            by_suit.setdefault(card.suit, {})[card.rank] = card
+            by_rank.setdefault(card & 15, []).append(card)
+            by_suit.setdefault(card & 48, {})[card & 15] = card
         for cards in by_rank.values():
             for size in range(3, len(cards) + 1):
                 melds.extend(itertools.combinations(cards, size))
+        # Positions a run may reach: 13 (aces low), 14 (the ace again, high), or round
+        # the corner (position p holds rank (p - 1) % 13 + 1, at most 13 in a run).
         mode = self.meld_rules.ace_mode
+        last = 13 if mode == "low" else 14 if mode == "high_or_low" else 0
         for ranks in by_suit.values():
-            for start in range(1, 14):
+            if len(ranks) < 3:
+                continue
+            for start in sorted(ranks):
                 run: list[Card] = []
-                for pos in range(start, start + 13):
-                    rank = pos if mode == "low" else (pos - 1) % 13 + 1
-                    if pos > 14 and mode == "high_or_low":
+                for pos in range(start, (last or start + 12) + 1):
+                    at = ranks.get((pos - 1) % 13 + 1)
+                    if at is None:
                         break
-                    if (pos > 13 and mode == "low") or rank not in ranks or (
-                            mode == "high_or_low" and pos > 13 and rank != 1):
-                        break
-                    run.append(ranks[rank])
+                    run.append(at)
                     if len(run) >= 3:
                         melds.append(tuple(run))
         return melds
@@ -323,6 +353,26 @@ class BasicRummy(Game):
         return self.next_seat(self.dealer)
 
 
+def _may_meld(hand: Sequence[Card], rules: MeldRules) -> bool:
+    """False when ``hand`` (natural cards) holds no three of a rank and no three in a row.
+
+    Most hands hold no meld: this looks at the hand as one mask of faces instead of
+    listing candidates.
+    """
+    m = 0
+    for card in hand:
+        m |= 1 << (card & 63)
+    a, b, c, d = m & 0x3FFE, m >> 16 & 0x3FFE, m >> 32 & 0x3FFE, m >> 48 & 0x3FFE
+    if (a & b & (c | d)) | (c & d & (a | b)):
+        return True
+    for p in (a, b, c, d):
+        if rules.ace_mode != "low":  # the ace again above the king (and below the two)
+            p |= (p & 2) << 13 | (p >> 13 & 1)
+        if p & p >> 1 & p >> 2:
+            return True
+    return False
+
+
 # ====================================================================== Gin Rummy
 
 
@@ -369,12 +419,12 @@ class GinRummy(Game):
     def play_actions(self, seat: int) -> list[SeatAction]:
         actions = self.discard_actions(seat)
         hand = self.hands[seat]
-        discardable = self.discardable(seat)
         limit = self.options.knock_limit
-        if _may_knock(hand, self.meld_rules, limit):
+        deadwood = deadwood_points(hand, self.meld_rules)
+        if _may_knock(hand, self.meld_rules, limit, deadwood):
             after = discard_deadwoods(hand, self.meld_rules)
-            actions.extend(Knock(seat, c) for c in discardable if after[c] <= limit)
-        if self.options.big_gin_bonus and deadwood_points(hand, self.meld_rules) == 0:
+            actions.extend(Knock(seat, c) for c in self.discardable(seat) if after[c] <= limit)
+        if self.options.big_gin_bonus and deadwood == 0:
             actions.append(Knock(seat, None))
         return actions
 
@@ -496,15 +546,23 @@ class GinRummy(Game):
         return winner if self.options.next_dealer == "winner" else self.next_seat(winner)
 
 
-def _may_knock(hand: Sequence[Card], rules: MeldRules, limit: int) -> bool:
+def _may_knock(hand: Sequence[Card], rules: MeldRules, limit: int,
+               deadwood: int | None = None) -> bool:
     """A necessary condition for keeping at most ``limit`` after some discard.
 
     The best arrangement of the kept cards, plus the discard as deadwood, is an
     arrangement of the whole hand, so ``deadwood(hand - c) >= deadwood(hand) - points(c)``.
-    One solve of the whole hand (fast when it has no meld) spares the per-discard solves.
+    One solve of the whole hand (``deadwood`` if the caller has it; else one that stops
+    early when the cards no meld can hold already exceed the bound) spares the
+    per-discard solves.
     """
+    if deadwood is not None and deadwood - rules.max_points > limit:
+        return False  # even the dearest card of any hand would not do
     points = rules.points_by_face
-    return deadwood_points(hand, rules) - max(points[c & 63] for c in hand) <= limit
+    dearest = max(points[c & 63] for c in hand)
+    if deadwood is None:
+        return deadwood_at_most(hand, rules, limit + dearest)
+    return deadwood - dearest <= limit
 
 
 # ====================================================================== Chicago Rummy
@@ -542,8 +600,8 @@ class ChicagoRummy(Game):
         return [self.knock_limit(s) if self.active[i] else 0 for i, s in enumerate(self.scores)]
 
     def draw_phase_extras(self, seat: int) -> list[SeatAction]:
-        if self.options.rummy_timing != "after_discard" and not deadwood_points(
-                self.hands[seat], self.meld_rules):
+        if self.options.rummy_timing != "after_discard" and deadwood_at_most(
+                self.hands[seat], self.meld_rules, 0):
             return [DeclareRummy(seat)]
         return []
 

@@ -1,5 +1,8 @@
 """Basic Rummy (docs/rules.md 2): deal, layoffs, scoring, going rummy, exhaustion, game end."""
 
+import itertools
+import random
+
 import pytest
 from rig import card, cards, deal, poke
 
@@ -265,3 +268,31 @@ def test_a_refusal_names_the_turn_first_then_the_phase_in_words() -> None:
         game.apply(Discard(1, card("Kh")))  # wrong seat and wrong phase: the seat first
     with pytest.raises(WrongPhase, match="discarding is not allowed now: draw first"):
         game.apply(Discard(0, card("2c")))
+
+
+def test_the_legal_melds_are_every_meld_the_game_accepts() -> None:
+    """Listed without running each through verify(): checked against every subset."""
+    rng = random.Random(11)
+    checked = 0
+    for game_no in range(12):
+        mode = ("low", "high_or_low", "round_the_corner")[game_no % 3]
+        game = basic(ace_mode=mode, one_meld_per_turn=game_no % 4 == 0)
+        seed_hand = {0: "Ah 2h 3h 4h Kh Qh 7c 7d 7s Jh"} if game_no % 2 else {}
+        deal(game, seed_hand, "Kd", stock="Js 5h")
+        for move in range(36):
+            if game.to_move is None:
+                break
+            legal = game.legal_actions()
+            if game.phase is Phase.PLAY and move % 4 < 2:
+                seat = game.turn
+                assert seat is not None
+                hand = game.hands[seat]
+                listed = [frozenset(a.cards) for a in legal if isinstance(a, Meld)]
+                assert len(listed) == len(set(listed))
+                accepted = {frozenset(combo) for size in range(3, len(hand) + 1)
+                            for combo in itertools.combinations(hand, size)
+                            if game.can(Meld(seat, combo))}
+                assert set(listed) == accepted
+                checked += bool(accepted)
+            game.apply(rng.choice(legal))
+    assert checked >= 8  # positions that had a meld to make

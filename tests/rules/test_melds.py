@@ -1,8 +1,21 @@
 """Meld validity (docs/rules.md 1, "Melds"; 2, layoffs) and reading order."""
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from rummyhall.rules import MeldRules, can_lay_off, format_cards, meld_kind, order_meld, parse_cards
+from rummyhall.rules import (
+    Card,
+    MeldRules,
+    can_lay_off,
+    format_cards,
+    layoff_cards,
+    make_deck,
+    meld_kind,
+    order_meld,
+    parse_cards,
+)
+from rummyhall.rules.melds import ACE_MODES
 
 LOW = MeldRules()
 HIGH = MeldRules(ace_mode="high_or_low")
@@ -91,3 +104,47 @@ def test_all_wild_melds_respect_a_maximum_set_size() -> None:
     assert len(order_meld(four, capped)) == 4
     strict = MeldRules(max_set_size=3, wild_rank=2, all_wild_melds=False)
     assert meld_kind(four, strict) is None  # a natural set of 2s, and too big
+
+
+@st.composite
+def table_and_cards(draw: st.DrawFn) -> tuple[MeldRules, list[Card], list[Card]]:
+    """Random card rules, a valid meld (a set or a run, wild cards maybe), other cards."""
+    rules = MeldRules(ace_mode=draw(st.sampled_from(ACE_MODES)),
+                      max_set_size=draw(st.sampled_from([0, 3, 4, 5])),
+                      wild_rank=draw(st.sampled_from([0, 0, 2, 13])),
+                      all_wild_melds=draw(st.booleans()))
+    deck = list(make_deck(2, 1))
+    wilds = [c for c in deck if rules.is_wild(c)]
+    if draw(st.booleans()):  # a set: naturals of one rank
+        rank = draw(st.integers(1, 13))
+        naturals = [c for c in deck if c.rank == rank]
+        meld = draw(st.lists(st.sampled_from(naturals), min_size=1, max_size=5, unique=True))
+    else:  # a run: consecutive positions of one suit
+        suit, start = draw(st.integers(0, 3)), draw(st.integers(1, 13))
+        length = draw(st.integers(1, 6))
+        meld = [Card.make((start + i - 1) % 13 + 1, suit) for i in range(length)]
+    if wilds:
+        meld += draw(st.lists(st.sampled_from(wilds), max_size=3, unique=True))
+    meld = list(dict.fromkeys(meld))
+    assume(meld_kind(meld, rules) is not None)
+    rest = [c for c in deck if c not in meld]
+    # Mostly cards that might fit: the meld's suits and ranks, and wild cards.
+    near = [c for c in rest if any(c.suit == m.suit or c.rank == m.rank for m in meld)]
+    return rules, meld, draw(st.lists(st.sampled_from(near) | st.sampled_from(rest),
+                                      max_size=12, unique=True))
+
+
+@settings(max_examples=400, deadline=None)
+@given(table_and_cards())
+def test_layoff_cards_are_exactly_the_single_card_layoffs(
+        case: tuple[MeldRules, list[Card], list[Card]]) -> None:
+    rules, meld, cards = case
+    expected = [c for c in cards if can_lay_off(meld, [c], rules)]
+    assert layoff_cards(meld, cards, rules) == expected
+    assert layoff_cards(meld, cards, rules, kind=meld_kind(meld, rules)) == expected
+
+
+def test_layoff_cards_of_an_invalid_meld_is_empty() -> None:
+    assert layoff_cards(parse_cards("2c 3c 5c"), parse_cards("4c Ac"), LOW) == []
+    assert layoff_cards(parse_cards("8c 8d 8s"), parse_cards("8h 9h 8c#1"), LOW) == \
+        list(parse_cards("8h 8c#1"))

@@ -23,6 +23,7 @@ from rummyhall.rules.solver import (
     best_arrangement,
     best_discard,
     best_layoffs,
+    deadwood_at_most,
     deadwood_points,
     discard_deadwoods,
     knocker_arrangement,
@@ -563,3 +564,22 @@ def test_knocker_arrangement_matches_brute_force(
     else:
         assert result.layoffs == ()
         assert result.points == brute_deadwood(defender, rules)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rules_and_hand(max_size=9), st.integers(-1, 40))
+def test_deadwood_at_most_matches_brute_force(case: tuple[MeldRules, list[Card]],
+                                              limit: int) -> None:
+    rules, hand = case
+    assert deadwood_at_most(hand, rules, limit) == (brute_deadwood(hand, rules) <= limit)
+
+
+def test_deadwood_at_most_answers_before_the_search() -> None:
+    # Two wild-rank cards at most: the Ks and 9d fit no meld, so 19 is certain.
+    hand = cards("Ks 9d 4c 5c 2h")
+    assert not deadwood_at_most(hand, CHICAGO, 18)
+    assert deadwood_at_most(hand, CHICAGO, 19)
+    assert deadwood_at_most(cards("4h 5h 6h 7h 7s 7d 8c 9c 10c 3s"), GIN, 3)
+    assert not deadwood_at_most(cards("4h 5h 6h 7h 7s 7d 8c 9c 10c 3s"), GIN, 2)
+    with pytest.raises(CardError):
+        deadwood_at_most([5, 5, 6], GIN, 10)
