@@ -21,22 +21,29 @@ def direct_init(cls: type[_T]) -> type[_T]:
     """Give the frozen slots dataclass ``cls`` an ``__init__`` that sets its slots directly.
 
     Raises ``TypeError`` for a class it does not fit: not a frozen dataclass with slots,
-    or with a field that has a default, is left out of ``__init__``, or a
-    ``__post_init__`` (those need the dataclass's own constructor).
+    or with a field that has a default factory or is left out of ``__init__``, or a
+    ``__post_init__`` (those need the dataclass's own constructor). Plain defaults are
+    kept.
     """
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__} is not a frozen dataclass with slots")
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     if hasattr(cls, "__post_init__") or any(
-            not f.init or f.default is not dataclasses.MISSING
-            or f.default_factory is not dataclasses.MISSING for f in fields):
+            not f.init or f.default_factory is not dataclasses.MISSING for f in fields):
         raise TypeError(f"{cls.__name__} needs the dataclass constructor")
     names = [f.name for f in fields]
     namespace: dict[str, Any] = {f"_set_{name}": cls.__dict__[name].__set__ for name in names}
+    signature = []
+    for f in fields:
+        if f.default is dataclasses.MISSING:
+            signature.append(f.name)
+        else:
+            namespace[f"_default_{f.name}"] = f.default
+            signature.append(f"{f.name}=_default_{f.name}")
     body = "".join(f"    _set_{name}(self, {name})\n" for name in names) or "    pass\n"
     # The names are the class's field names (identifiers): the source is fixed by them.
-    exec(f"def __init__(self, {', '.join(names)}):\n{body}", namespace)
+    exec(f"def __init__(self, {', '.join(signature)}):\n{body}", namespace)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__

@@ -34,6 +34,8 @@ def test_the_values_stay_frozen_values() -> None:
     with pytest.raises(TypeError):
         Knock(1, None, None, 3)  # type: ignore[call-arg]
     assert str(Discard(0, Card.parse("Td"))) == "seat 0: discard Td"
+    assert Knock(1, None).melds is None  # a plain default is kept
+    assert Knock(1, None, melds=()).melds == ()
 
 
 def test_direct_init_refuses_what_it_does_not_fit() -> None:
@@ -42,13 +44,13 @@ def test_direct_init_refuses_what_it_does_not_fit() -> None:
         a: int
 
     @dataclasses.dataclass(frozen=True, slots=True)
-    class WithDefault:
-        a: int = 0
+    class WithFactory:
+        a: list[int] = dataclasses.field(default_factory=list)
 
     @dataclasses.dataclass(frozen=True)
     class NoSlots:
         a: int
 
-    for cls in (Loose, WithDefault, NoSlots):
+    for cls in (Loose, WithFactory, NoSlots):
         with pytest.raises(TypeError):
             direct_init(cls)
