@@ -3,11 +3,12 @@
 import random
 
 from .base import Strategy, is_offered, knock_with_melds
+from .expert_bot import ExpertBot, ExpertParams
 from .random_bot import RandomBot
 from .simple_bot import SimpleBot
 from .strong_bot import StrongBot, StrongParams
 
-STRATEGIES: tuple[str, ...] = (RandomBot.name, SimpleBot.name, StrongBot.name)
+STRATEGIES: tuple[str, ...] = (RandomBot.name, SimpleBot.name, StrongBot.name, ExpertBot.name)
 
 
 def make_strategy(name: str, rng: random.Random | None = None) -> Strategy:
@@ -21,8 +22,10 @@ def make_strategy(name: str, rng: random.Random | None = None) -> Strategy:
         return SimpleBot()
     if name == StrongBot.name:
         return StrongBot()
+    if name == ExpertBot.name:
+        return ExpertBot(rng=rng)
     raise ValueError(f"unknown strategy {name!r}; strategies: {', '.join(STRATEGIES)}")
 
 
-__all__ = ["STRATEGIES", "RandomBot", "SimpleBot", "Strategy", "StrongBot", "StrongParams",
-           "is_offered", "knock_with_melds", "make_strategy"]
+__all__ = ["STRATEGIES", "ExpertBot", "ExpertParams", "RandomBot", "SimpleBot", "Strategy",
+           "StrongBot", "StrongParams", "is_offered", "knock_with_melds", "make_strategy"]
