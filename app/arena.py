@@ -117,15 +117,18 @@ def check_strategy(bot: object, spec: str) -> None:
                            + ", ".join(problems))
 
 
-def entrant_for(spec: str) -> Entrant:
-    """A built-in strategy name, or a ``--bot`` specification, as an arena entrant."""
+def entrant_for(spec: str, think_ms: float | None = None) -> Entrant:
+    """A built-in strategy name, or a ``--bot`` specification, as an arena entrant.
+
+    ``think_ms`` is the expert's budget per decision (None: its default).
+    """
     if ":" not in spec:
         if spec not in STRATEGIES:
             raise BotLoadError(f"unknown strategy {spec!r}; built-in strategies: "
                                f"{', '.join(STRATEGIES)} (or FILE.py:Class, module:Class)")
 
         def builtin(rng: random.Random, name: str = spec) -> Strategy:
-            return make_strategy(name, rng)
+            return make_strategy(name, rng, think_ms=think_ms)
 
         return Entrant(spec, builtin)
     cls = load_strategy_class(spec)
@@ -271,7 +274,9 @@ def build_config(args: argparse.Namespace,
     specs += list(args.bot or [])
     if not specs:
         specs = ["strong", "random"]
-    entrants = unique_labels([entrant_for(s) for s in specs])
+    if args.think_ms is not None and not args.think_ms > 0:
+        raise ArenaUsageError(f"--think-ms must be a positive number, not {args.think_ms}")
+    entrants = unique_labels([entrant_for(s, args.think_ms) for s in specs])
     options = parse_options(args.option)
     players = args.players or max(len(entrants), GAMES[args.game].min_players)
     if len(entrants) > players:
@@ -294,6 +299,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add a bot loaded from FILE.py:Class or package.module:Class")
     parser.add_argument("--players", type=positive_int,
                         help="seats (default: one per strategy, at least the game's minimum)")
+    parser.add_argument("--think-ms", type=float, metavar="MS",
+                        help="the expert's thinking budget per decision (default 100)")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                         help="a table option (see `rummyhall rules`)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every deal (0)")

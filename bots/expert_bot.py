@@ -58,7 +58,14 @@ from rummyhall.rules import (
 )
 
 from .sampling import World, sample_world
-from .strong_bot import StrongBot, StrongParams, _Turn
+from .strong_bot import (
+    CHICAGO_OPPONENT,
+    GIN_OPPONENT,
+    StrongBot,
+    StrongParams,
+    _interpolate,
+    _Turn,
+)
 from .tracking import HandMemory
 
 
@@ -76,6 +83,8 @@ class ExpertParams:
     clear_z: float = 3.0  # early stop: the leader's paired advantage in standard errors
     knock_risk: float = 0.10  # Gin: knock when the sampled undercut chance is below this
     knock_worlds: int = 24  # worlds sampled for a knock decision at most
+    tries: int = 6  # hands drawn per opponent and world (the best fit is kept)
+    model: bool = True  # fit the opponents' deadwood to the measured tables
 
 
 class _Cache:
@@ -168,6 +177,7 @@ class _Search:
         self.cache = _Cache(self.rules)
         self.deadline = deadline
         self.worlds = 0
+        self.model = self.opponent_model() if bot.params.model else None
         view = self.view
         seat = view.seat if view.seat is not None else 0
         self.seat = seat
@@ -179,7 +189,22 @@ class _Search:
 
     def world(self) -> World:
         self.worlds += 1
-        return sample_world(self.view, self.mem, self.bot.rng, self.rules)
+        rng = self.bot.rng
+        targets = None
+        if self.model is not None:
+            mean, spread = self.model
+            targets = {s: max(0.0, rng.gauss(mean, spread)) for s in self.others}
+        return sample_world(self.view, self.mem, rng, self.rules,
+                            tries=self.params.tries, targets=targets)
+
+    def opponent_model(self) -> tuple[float, float] | None:
+        """Mean and spread of an opponent's deadwood now (Gin and Chicago's tables)."""
+        view = self.view
+        if view.game == "gin":
+            return _interpolate(GIN_OPPONENT, 31 - view.stock_count)
+        if view.game == "chicago":
+            return _interpolate(CHICAGO_OPPONENT, max(0, self.mem.turns - 1))
+        return None
 
     # ------------------------------------------------------------------ dispatch
 

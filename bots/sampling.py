@@ -17,6 +17,10 @@ game), so a bot that searches over worlds cannot read a hidden card.
   seat shunned would complete a meld (two partners of its rank, or both other cards of
   one of its run windows) is unlikely. Each hand is drawn up to ``tries`` times and the
   one with the fewest such contradictions is kept (rejection sampling, bounded).
+- An opponent model may say how much deadwood a seat's hand should have (a player who
+  has drawn ten times holds melds, not a random hand): among the draws the one nearest
+  that target is kept. The expert draws the targets from the strong bot's measured
+  tables of an opponent's deadwood by the stage of the hand (Gin and Chicago).
 - What is left of the pool is the stock, in a random order (its top is ``stock[-1]``).
 
 The hand counts come from the view; if the pool cannot fill them (a memory that went
@@ -28,10 +32,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rummyhall.rules import Card, MeldRules, SeatView, new_game
+from rummyhall.rules import Card, MeldRules, SeatView, deadwood_points, new_game
 
 from .evaluation import run_windows
 from .tracking import HandMemory
@@ -93,8 +97,13 @@ def contradictions(hand: Sequence[Card], shunned: set[int], rules: MeldRules) ->
 
 
 def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: MeldRules, *,
-                 tries: int = 3) -> World:
-    """One world consistent with ``view`` and ``mem`` (see the module docstring)."""
+                 tries: int = 3, targets: Mapping[int, float] | None = None) -> World:
+    """One world consistent with ``view`` and ``mem`` (see the module docstring).
+
+    ``targets`` maps a seat to the deadwood its hand should have (an opponent model):
+    among its ``tries`` draws the one nearest that deadwood is kept (after the fewest
+    contradictions).
+    """
     seat = view.seat
     pool = unseen_pool(view, mem)
     rng.shuffle(pool)
@@ -113,18 +122,23 @@ def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: Mel
         rng.shuffle(pool)
     for s in others:
         shunned = mem.shunned.get(s, set())
+        target = targets.get(s) if targets else None
         best: list[Card] | None = None
-        best_score = -1
+        best_score: tuple[int, float] = (0, 0.0)
         chosen: list[int] = []
         for _ in range(max(1, tries)):
             k = min(need[s], len(pool))
             picks = rng.sample(range(len(pool)), k) if k else []
             cand = [pool[i] for i in picks]
-            score = contradictions([*known[s], *cand], shunned, rules)
+            held = [*known[s], *cand]
+            miss = 0.0
+            if target is not None:
+                miss = abs(deadwood_points(held, rules) - target)
+            score = (contradictions(held, shunned, rules), miss)
             if best is None or score < best_score:
                 best, best_score = cand, score
                 chosen = picks
-            if score == 0:
+            if score == (0, 0.0):
                 break
         assert best is not None
         for i in sorted(chosen, reverse=True):
