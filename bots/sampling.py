@@ -96,6 +96,63 @@ def contradictions(hand: Sequence[Card], shunned: set[int], rules: MeldRules) ->
     return count
 
 
+_MEAN_POINTS = 6.5  # a loose card's points on average (ace 1 to king 10)
+
+
+def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
+                 rules: MeldRules) -> list[int]:
+    """``k`` distinct indices of ``pool``, the first ones forming up to ``melds`` melds of three.
+
+    A player who has drawn and discarded for a while holds melds, which a uniform draw
+    of the unseen cards almost never gives: this builds a hand that has them, from the
+    pool's cards only (each meld a set or a run of three, seeded by a random card), and
+    fills the rest at random.
+    """
+    by_face: dict[int, list[int]] = {}
+    for i, c in enumerate(pool):
+        by_face.setdefault(c & 63, []).append(i)
+    used: set[int] = set()
+    picks: list[int] = []
+
+    def free(face: int) -> int | None:
+        for i in by_face.get(face, ()):
+            if i not in used:
+                return i
+        return None
+
+    attempts = 0
+    while melds and len(picks) + 3 <= k and attempts < 8 * melds:
+        attempts += 1
+        i = rng.randrange(len(pool))
+        card = pool[i]
+        if i in used or rules.is_wild(card):
+            continue
+        rank, suit = card & 15, (card >> 4) & 3
+        group: list[int] | None = None
+        if rng.random() < 0.5:
+            partners = [j for s in range(4) if s != suit
+                        for j in by_face.get(s * 16 + rank, ()) if j not in used and j != i]
+            if len(partners) >= 2:
+                group = rng.sample(partners, 2)
+        else:
+            windows = run_windows(rank, rules)
+            rng.shuffle(windows)
+            for a, b in windows:
+                ja, jb = free(suit * 16 + a), free(suit * 16 + b)
+                if ja is not None and jb is not None and i not in (ja, jb):
+                    group = [ja, jb]
+                    break
+        if group is None:
+            continue
+        for j in (i, *group):
+            used.add(j)
+            picks.append(j)
+        melds -= 1
+    rest = [j for j in range(len(pool)) if j not in used]
+    picks.extend(rng.sample(rest, min(k - len(picks), len(rest))))
+    return picks
+
+
 def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: MeldRules, *,
                  tries: int = 3, targets: Mapping[int, float] | None = None) -> World:
     """One world consistent with ``view`` and ``mem`` (see the module docstring).
@@ -126,9 +183,17 @@ def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: Mel
         best: list[Card] | None = None
         best_score: tuple[int, float] = (0, 0.0)
         chosen: list[int] = []
-        for _ in range(max(1, tries)):
-            k = min(need[s], len(pool))
-            picks = rng.sample(range(len(pool)), k) if k else []
+        k = min(need[s], len(pool))
+        melds = 0
+        if target is not None:
+            loose = target / _MEAN_POINTS
+            melds = max(0, min(k // 3, round((view.hand_sizes[s] - loose) / 3)))
+        for t in range(max(1, tries)):
+            if target is None:
+                picks = rng.sample(range(len(pool)), k) if k else []
+            else:
+                m = max(0, min(k // 3, melds + (t % 3) - 1 if t else melds))
+                picks = melded_picks(pool, k, m, rng, rules)
             cand = [pool[i] for i in picks]
             held = [*known[s], *cand]
             miss = 0.0

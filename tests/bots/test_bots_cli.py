@@ -18,11 +18,12 @@ from rummyhall.arena import (
     Progress,
     entrant_for,
     load_strategy_class,
+    run_parallel,
     unique_labels,
 )
 from rummyhall.botcmd import make_bot
 from rummyhall.bots import ExpertBot
-from rummyhall.bots.arena import GameOutcome
+from rummyhall.bots.arena import ArenaConfig, GameOutcome, run_arena
 from rummyhall.cli import build_parser, main
 
 FIRST_LEGAL = """
@@ -206,3 +207,11 @@ def test_every_level_is_offered_by_the_commands(capsys: pytest.CaptureFixture[st
     assert code == 0 and "expert" in out
     assert main(["arena", "--bots", "expert,strong", "--think-ms", "0"]) == 2
     assert "--think-ms must be a positive number" in capsys.readouterr().err
+
+
+def test_games_spread_over_processes_give_the_same_results() -> None:
+    config = ArenaConfig("gin", (entrant_for("strong"), entrant_for("simple")), games=6,
+                         seed=11)
+    heard: list[GameOutcome] = []
+    assert run_parallel(config, 2, heard.append) == run_arena(config)
+    assert len(heard) == 6
