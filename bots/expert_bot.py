@@ -15,16 +15,22 @@ differences are not drowned in the deals' luck.
   the expert replaces the modelled danger by what the discard actually gives the next
   seat there: that seat, playing the simple policy on its sampled cards, takes the card
   when it lowers its deadwood; the deadwood it saves against drawing the world's next
-  stock card counts against us (``feed_weight`` points per point), and so does our kept
-  hand's deadwood if the card lets that seat end the hand when the stock card would
-  not. The expert keeps the strong bot's choice unless another candidate's mean cost is
-  lower by ``switch_margin``; it answers at once when the strong bot's ranking has a
+  stock card counts against us (``feed_weight`` points per point; ``out_weight`` would
+  add a share of our kept deadwood when the card lets that seat end the hand, which
+  lost in the arena, so it is 0). The expert keeps the strong bot's choice unless
+  another candidate's mean cost is lower by ``switch_margin`` and by ``switch_z``
+  standard errors of their paired difference (a few worlds are noisy: switching on a
+  bare mean lost in the arena); it answers at once when the strong bot's ranking has a
   clear winner (a gap of ``clear_cost``), and stops searching once the best two differ
   by ``clear_z`` standard errors of their paired differences after ``min_worlds``.
-- **Gin's knock.** Whenever a knock is legal, the defender's deadwood after laying off on
-  our melds is computed exactly on every world (the engine's showdown arrangement) and
-  the expert knocks when the sampled chance of an undercut is below ``knock_risk``;
-  otherwise it plays on with the best discard. Gin itself is always called.
+- **Gin's knock.** When the strong bot would knock, the defender's deadwood after laying
+  off on our melds is computed exactly on every world (the engine's showdown
+  arrangement): the strong bot's table cannot see that these melds take the layoffs of
+  the cards this opponent collects. If the sampled chance of an undercut reaches
+  ``knock_risk`` the expert plays on with the best discard instead. Gin is always
+  called. (Knocking where the strong bot would not, on a sampled risk alone, lost in
+  the arena at every threshold tried: the strong bot's table rule plays for gin late
+  on purpose.)
 - Drawing, Chicago's knock, Three Thirteen's going out and Basic Rummy's melding are
   the strong bot's rules.
 
@@ -79,9 +85,11 @@ class ExpertParams:
     candidates: int = 4  # discards searched: the strong bot's best by its own ranking
     clear_cost: float = 6.0  # the strong bot's ranking gap that needs no search
     switch_margin: float = 0.25  # an alternative must beat the strong choice by this
+    switch_z: float = 2.0  # ... and by this many standard errors of the paired difference
     feed_weight: float = 1.0  # points lost per point of deadwood our discard saves the next seat
+    out_weight: float = 0.0  # share of our deadwood lost when our discard lets it go out
     clear_z: float = 3.0  # early stop: the leader's paired advantage in standard errors
-    knock_risk: float = 0.10  # Gin: knock when the sampled undercut chance is below this
+    knock_risk: float = 0.30  # Gin: the strong bot's knock stands below this undercut chance
     knock_worlds: int = 24  # worlds sampled for a knock decision at most
     tries: int = 6  # hands drawn per opponent and world (the best fit is kept)
     model: bool = True  # fit the opponents' deadwood to the measured tables
@@ -222,7 +230,7 @@ class _Search:
                                                    if a.card is not None else 0.0))
                 if knock.card is not None and after[knock.card] == 0:
                     return knock  # gin
-                if self.knock_is_safe(knock):
+                if isinstance(fallback, Knock) and self.knock_is_safe(knock):
                     return knock
                 return self.discard(fallback if isinstance(fallback, Discard) else None)
         if isinstance(fallback, Discard):
@@ -270,7 +278,13 @@ class _Search:
         cost = [base[i] + p.feed_weight * totals[i] / played for i in range(n)]
         home = cards.index(fallback.card)
         best = min(range(n), key=lambda i: (cost[i], i != home))
-        if cost[home] - cost[best] > p.switch_margin:
+        if best == home:
+            return fallback
+        a, b = sorted((home, best))
+        diff = (totals[a] - totals[b]) / played
+        var = max(squares[a][b] / played - diff * diff, 0.0)
+        noise = p.switch_z * p.feed_weight * math.sqrt(var / played)
+        if cost[home] - cost[best] > max(p.switch_margin, noise):
             return discards[cards[best]]
         return fallback
 
@@ -295,7 +309,7 @@ class _Search:
             _, drew = cache.best_discard((*hand, world.stock[-1]), None)
         gain = max(0.0, float(drew - took))
         if self.goes_out(seat, took) and not self.goes_out(seat, drew):
-            gain += cache.dd(kept)
+            gain += self.params.out_weight * cache.dd(kept)
         return gain
 
     def goes_out(self, seat: int, left: int) -> bool:
@@ -335,7 +349,7 @@ class _Search:
             if defence.points <= mine:
                 undercut += 1
         if not samples:
-            return isinstance(self.turn.end_hand([knock]), Knock)  # no time: the strong rule
+            return True  # no time: the strong bot's knock stands
         return undercut / samples < self.params.knock_risk
 
 
