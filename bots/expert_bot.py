@@ -69,8 +69,8 @@ from .strong_bot import (
     GIN_OPPONENT,
     StrongBot,
     StrongParams,
-    _interpolate,
-    _Turn,
+    StrongTurn,
+    interpolate,
 )
 from .tracking import HandMemory
 
@@ -88,6 +88,7 @@ class ExpertParams:
     switch_z: float = 2.0  # ... and by this many standard errors of the paired difference
     feed_weight: float = 1.0  # points lost per point of deadwood our discard saves the next seat
     out_weight: float = 0.0  # share of our deadwood lost when our discard lets it go out
+    keep_danger: float = 0.0  # share of the strong bot's modelled danger kept beside the feed
     clear_z: float = 3.0  # early stop: the leader's paired advantage in standard errors
     knock_risk: float = 0.30  # Gin: the strong bot's knock stands below this undercut chance
     knock_worlds: int = 24  # worlds sampled for a knock decision at most
@@ -156,7 +157,7 @@ class ExpertBot:
         if len(legal) == 1:
             action = legal[0]
         else:
-            turn = _Turn(self.strong, view, legal, mem)
+            turn = StrongTurn(self.strong, view, legal, mem)
             fallback = turn.decide()
             budget = self.params.budget_ms
             deadline = math.inf if budget is None else start + budget / 1000.0
@@ -174,7 +175,7 @@ class ExpertBot:
 class _Search:
     """One decision's search: candidates, worlds, the sampled terms and the verdict."""
 
-    def __init__(self, bot: ExpertBot, turn: _Turn, mem: HandMemory, deadline: float) -> None:
+    def __init__(self, bot: ExpertBot, turn: StrongTurn, mem: HandMemory, deadline: float) -> None:
         self.bot = bot
         self.params = bot.params
         self.turn = turn
@@ -209,9 +210,9 @@ class _Search:
         """Mean and spread of an opponent's deadwood now (Gin and Chicago's tables)."""
         view = self.view
         if view.game == "gin":
-            return _interpolate(GIN_OPPONENT, 31 - view.stock_count)
+            return interpolate(GIN_OPPONENT, 31 - view.stock_count)
         if view.game == "chicago":
-            return _interpolate(CHICAGO_OPPONENT, max(0, self.mem.turns - 1))
+            return interpolate(CHICAGO_OPPONENT, max(0, self.mem.turns - 1))
         return None
 
     # ------------------------------------------------------------------ dispatch
@@ -254,7 +255,8 @@ class _Search:
         short = ranked[:self.params.candidates]
         if all(c != fallback.card for _, c in short):
             short.insert(0, next(x for x in ranked if x[1] == fallback.card))
-        base = [cost - w * self.turn.danger(c) for cost, c in short]
+        keep = self.params.keep_danger
+        base = [cost - (1.0 - keep) * w * self.turn.danger(c) for cost, c in short]
         cards = [c for _, c in short]
         kept = [_without(self.view.hand, c) for c in cards]
         n = len(cards)

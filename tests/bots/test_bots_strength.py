@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from rummyhall.bots import RandomBot, StrongBot
+from rummyhall.bots import ExpertBot, ExpertParams, RandomBot, SimpleBot, StrongBot
 from rummyhall.bots.arena import ArenaConfig, Entrant, run_arena, summarize
 
 
@@ -24,3 +24,21 @@ def test_strong_beats_random_in_at_least_90_of_100_duplicate_gin_games() -> None
     assert strong.games == 100 and strong.errors == 0
     assert strong.wins >= 90
     assert strong.points_per_hand > random_.points_per_hand
+
+
+def test_strong_and_expert_beat_simple_in_duplicate_gin_games() -> None:
+    """Small and seeded (the expert on a fixed number of worlds, no clock): a collapse of
+    either level shows here; the measured strengths are bench/bench_arena.py's."""
+    def make_expert(rng: random.Random) -> ExpertBot:
+        return ExpertBot(ExpertParams(budget_ms=None, max_worlds=8), rng)
+
+    def make_strong(rng: random.Random) -> StrongBot:
+        return StrongBot()
+
+    for label, factory in (("strong", make_strong), ("expert", make_expert)):
+        entrants = (Entrant(label, factory), Entrant("simple", lambda rng: SimpleBot()))
+        config = ArenaConfig("gin", entrants, games=20, seed=2026)
+        top, simple = summarize(config, run_arena(config))
+        assert top.games == 20 and top.errors == 0
+        assert top.wins >= 12, label
+        assert top.points_per_hand > simple.points_per_hand, label
