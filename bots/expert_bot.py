@@ -88,7 +88,6 @@ class ExpertParams:
     switch_z: float = 2.0  # ... and by this many standard errors of the paired difference
     feed_weight: float = 1.0  # points lost per point of deadwood our discard saves the next seat
     out_weight: float = 0.0  # share of our deadwood lost when our discard lets it go out
-    keep_danger: float = 0.0  # share of the strong bot's modelled danger kept beside the feed
     clear_z: float = 3.0  # early stop: the leader's paired advantage in standard errors
     knock_risk: float = 0.30  # Gin: the strong bot's knock stands below this undercut chance
     knock_worlds: int = 24  # worlds sampled for a knock decision at most
@@ -255,8 +254,7 @@ class _Search:
         short = ranked[:self.params.candidates]
         if all(c != fallback.card for _, c in short):
             short.insert(0, next(x for x in ranked if x[1] == fallback.card))
-        keep = self.params.keep_danger
-        base = [cost - (1.0 - keep) * w * self.turn.danger(c) for cost, c in short]
+        base = [cost - w * self.turn.danger(c) for cost, c in short]
         cards = [c for _, c in short]
         kept = [_without(self.view.hand, c) for c in cards]
         n = len(cards)
