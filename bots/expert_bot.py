@@ -24,9 +24,10 @@ differences are not drowned in the deals' luck.
   clear winner (a gap of ``clear_cost``), and stops searching once the best two differ
   by ``clear_z`` standard errors of their paired differences after ``min_worlds``.
 - **Gin's knock.** When the strong bot would knock, the defender's deadwood after laying
-  off on our melds is computed exactly on every world (the engine's showdown
-  arrangement): the strong bot's table cannot see that these melds take the layoffs of
-  the cards this opponent collects. If the sampled chance of an undercut reaches
+  off on our melds is computed exactly on every world (on the melds the strong bot
+  chose to lay, or the engine's showdown arrangement when it names none): the strong
+  bot's table cannot see that these melds take the layoffs of the cards this opponent
+  collects. If the sampled chance of an undercut reaches
   ``knock_risk`` the expert plays on with the best discard instead. Gin is always
   called. (Knocking where the strong bot would not, on a sampled risk alone, lost in
   the arena at every threshold tried: the strong bot's table rule plays for gin late
@@ -58,6 +59,7 @@ from rummyhall.rules import (
     MeldRules,
     SeatAction,
     SeatView,
+    best_layoffs,
     deadwood_points,
     discard_deadwoods,
     knocker_arrangement,
@@ -219,20 +221,15 @@ class _Search:
     def run(self, fallback: SeatAction) -> SeatAction:
         if self.view.phase != "play" or not self.others:
             return fallback  # drawing: the strong bot's rule (see the module docstring)
-        if self.view.game == "gin":
-            if isinstance(fallback, Knock) and fallback.card is None:
-                return fallback  # big gin
-            knocks = [a for a in self.legal if isinstance(a, Knock) and a.card is not None]
-            if knocks:
-                after = discard_deadwoods(self.view.hand, self.rules)
-                knock = min(knocks, key=lambda a: (after[a.card] if a.card is not None else 0,
-                                                   self.turn.danger(a.card)
-                                                   if a.card is not None else 0.0))
-                if knock.card is not None and after[knock.card] == 0:
-                    return knock  # gin
-                if isinstance(fallback, Knock) and self.knock_is_safe(knock):
-                    return knock
-                return self.discard(fallback if isinstance(fallback, Discard) else None)
+        if self.view.game == "gin" and isinstance(fallback, Knock):
+            # The strong bot's knock (with the melds it chose to lay, if any) stands:
+            # big gin and gin at once, a knock unless the worlds say undercut.
+            if fallback.card is None or self.cache.dd(_without(self.view.hand,
+                                                               fallback.card)) == 0:
+                return fallback
+            if self.knock_is_safe(fallback):
+                return fallback
+            return self.discard(None)
         if isinstance(fallback, Discard):
             return self.discard(fallback)
         return fallback
@@ -338,13 +335,21 @@ class _Search:
         """True if the sampled chance of an undercut is below ``knock_risk``."""
         assert knock.card is not None
         kept = _without(self.view.hand, knock.card)
-        mine = self.cache.dd(kept)
+        melds = knock.melds
+        if melds is None:
+            mine = self.cache.dd(kept)
+        else:  # the knocker's own melds: the rest is his deadwood
+            laid = {c for m in melds for c in m}
+            mine = sum(self.rules.points(c) for c in kept if c not in laid)
         undercut = samples = 0
         other = self.others[0]
         while samples < self.params.knock_worlds and self.time_left():
             w = self.world()
-            _, defence = knocker_arrangement(kept, w.hands[other], self.rules,
-                                             allow_layoffs=True)
+            if melds is None:
+                _, defence = knocker_arrangement(kept, w.hands[other], self.rules,
+                                                 allow_layoffs=True)
+            else:
+                defence = best_layoffs(w.hands[other], melds, self.rules)
             samples += 1
             if defence.points <= mine:
                 undercut += 1

@@ -13,7 +13,7 @@ from rummyhall.bots.arena import deal_slices, seat_order_shuffle
 from rummyhall.bots.sampling import deck_cards, sample_world, unseen_pool
 from rummyhall.bots.selfplay import play_game
 from rummyhall.bots.tracking import Tracker
-from rummyhall.rules import Game, Phase, SeatView, new_game, seat_view, view_meld_rules
+from rummyhall.rules import Game, Knock, Phase, SeatView, new_game, seat_view, view_meld_rules
 
 
 class CountingClock:
@@ -157,3 +157,20 @@ def test_the_expert_plays_whole_legal_games(name: str, players: int) -> None:
             for s in range(players)]
     record = play_game(game, bots, random.Random(8), max_hands=2)
     assert record.results
+
+
+def test_the_strong_bots_knock_stands_with_its_melds_unless_the_worlds_veto_it() -> None:
+    knocks = 0
+    for seed in range(1, 40):
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=4, knock_risk=1.01),
+                           random.Random(seed))
+        strong = StrongBot()
+        for game, view in views_of_seat("gin", 2, seed):
+            legal = game.legal_actions()
+            mine, theirs = expert.choose(view, legal), strong.choose(view, legal)
+            if isinstance(theirs, Knock):
+                assert mine == theirs  # the same card, and the same melds laid (or none)
+                knocks += 1
+        if knocks >= 3:
+            break
+    assert knocks >= 3
