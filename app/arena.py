@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import json
 import math
+import multiprocessing
 import random
 import socket
 import sys
@@ -26,7 +27,9 @@ from rummyhall.bots.arena import (
     Entrant,
     EntrantStats,
     GameOutcome,
+    play_one,
     run_arena,
+    schedule,
     summarize,
 )
 from rummyhall.rules import GAMES, new_game
@@ -117,15 +120,18 @@ def check_strategy(bot: object, spec: str) -> None:
                            + ", ".join(problems))
 
 
-def entrant_for(spec: str) -> Entrant:
-    """A built-in strategy name, or a ``--bot`` specification, as an arena entrant."""
+def entrant_for(spec: str, think_ms: float | None = None) -> Entrant:
+    """A built-in strategy name, or a ``--bot`` specification, as an arena entrant.
+
+    ``think_ms`` is the expert's budget per decision (None: its default).
+    """
     if ":" not in spec:
         if spec not in STRATEGIES:
             raise BotLoadError(f"unknown strategy {spec!r}; built-in strategies: "
                                f"{', '.join(STRATEGIES)} (or FILE.py:Class, module:Class)")
 
         def builtin(rng: random.Random, name: str = spec) -> Strategy:
-            return make_strategy(name, rng)
+            return make_strategy(name, rng, think_ms=think_ms)
 
         return Entrant(spec, builtin)
     cls = load_strategy_class(spec)
@@ -271,7 +277,9 @@ def build_config(args: argparse.Namespace,
     specs += list(args.bot or [])
     if not specs:
         specs = ["strong", "random"]
-    entrants = unique_labels([entrant_for(s) for s in specs])
+    if args.think_ms is not None and not args.think_ms > 0:
+        raise ArenaUsageError(f"--think-ms must be a positive number, not {args.think_ms}")
+    entrants = unique_labels([entrant_for(s, args.think_ms) for s in specs])
     options = parse_options(args.option)
     players = args.players or max(len(entrants), GAMES[args.game].min_players)
     if len(entrants) > players:
@@ -294,6 +302,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add a bot loaded from FILE.py:Class or package.module:Class")
     parser.add_argument("--players", type=positive_int,
                         help="seats (default: one per strategy, at least the game's minimum)")
+    parser.add_argument("--jobs", "-j", type=positive_int, default=1,
+                        help="worker processes playing the games (same results; 1)")
+    parser.add_argument("--think-ms", type=float, metavar="MS",
+                        help="the expert's thinking budget per decision (default 100)")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                         help="a table option (see `rummyhall rules`)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every deal (0)")
@@ -307,6 +319,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="play every game over this server, each seat a network bot "
                              "client (the server's shuffles: duplicate deals only when it "
                              "runs with --seed)")
+
+
+# The configuration the worker processes of run_parallel play (inherited by fork: the
+# entrants' factories need not pickle).
+_WORKER: dict[str, ArenaConfig] = {}
+
+
+def _play_task(task: tuple[int, int]) -> GameOutcome:
+    return play_one(_WORKER["config"], *task)
+
+
+def run_parallel(config: ArenaConfig, jobs: int,
+                 on_game: Callable[[GameOutcome], None] | None = None) -> list[GameOutcome]:
+    """:func:`~rummyhall.bots.arena.run_arena` over ``jobs`` worker processes.
+
+    Every game's chance comes from the seed and its place in the schedule, never from
+    the process that plays it, so the outcomes are those of ``run_arena`` (for bots that
+    do not read the clock), in the schedule's order.
+    """
+    if not config.entrants:
+        raise ValueError("the arena needs at least one strategy")
+    if config.games < 1:
+        raise ValueError("the arena needs at least one game")
+    _WORKER["config"] = config
+    outcomes = []
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for outcome in pool.imap(_play_task, schedule(config)):
+                outcomes.append(outcome)
+                if on_game is not None:
+                    on_game(outcome)
+    finally:
+        _WORKER.clear()
+    return outcomes
 
 
 def positive_int(text: str) -> int:
@@ -345,6 +391,8 @@ def run(args: argparse.Namespace,
         if args.server:
             host, port = args.server
             run_over_server(config, host, port, done)
+        elif args.jobs > 1:
+            run_parallel(config, args.jobs, done)
         else:
             run_arena(config, done)
     except KeyboardInterrupt:

@@ -1,66 +1,191 @@
-"""Arena speed: whole games per second between strategies (prints figures, asserts nothing).
+"""The arena's strength table: every level against the one below it, in every game.
 
-    python bench/bench_arena.py [--seconds 3] [--games gin,chicago]
+    python bench/bench_arena.py [--games gin,basic,...] [--seats 2,max] [--jobs 2]
+                                [--strong-games 2000] [--expert-games 1000]
+                                [--think-ms 20] [--expert-worlds N] [--seed 1]
 
-For each game (players as in bench_games.py: Basic 2, Gin 2, Chicago 4, Three Thirteen
-3) and each pairing (strong vs strong, strong vs random, random vs random), the arena's
-own loop (duplicate deals, seat rotation) plays whole games for about ``--seconds``
-seconds. A game past ``--max-moves`` counts as capped: two random players rarely end a
-Basic Rummy hand (nobody goes out) or a late Three Thirteen round.
+For each game, at 2 seats and at the game's largest seat count (Gin has only 2):
+
+- **strong vs simple**: one strong bot, the other seats simple;
+- **expert vs strong**: one expert bot (``--think-ms`` per decision), the others strong.
+
+Each line gives the leading bot's win rate with two 95% intervals (Wilson's over games,
+and the paired one over deal sets, which the paired deals tighten: see docs/bots.md),
+its fair share (1/seats) and the goal, then every bot's decision time (median, p99 and
+max in milliseconds), games per second and the wall time. Games are spread over
+``--jobs`` processes; the schedule and every game's chance are fixed by ``--seed`` (see
+:mod:`rummyhall.bots.arena`), so the same seed gives the same games, whatever the number
+of processes, for every bot that does not read the clock. The expert's budget is wall
+time, so its games depend on the machine's speed and load; ``--expert-worlds N`` gives
+it a fixed number of worlds per decision instead (no clock: reproducible).
+
+Each result is printed as soon as it is measured; ``--strong-games`` and
+``--expert-games`` set the sizes (the goals are judged at 2,000 and 1,000).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import multiprocessing
 import random
+import statistics
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from rummyhall.bots import Strategy, make_strategy
-from rummyhall.bots.arena import ArenaConfig, Entrant, play_one, schedule
+from rummyhall.bots import ExpertBot, ExpertParams, SimpleBot, Strategy, StrongBot
+from rummyhall.bots.arena import (
+    ArenaConfig,
+    Entrant,
+    GameOutcome,
+    paired_interval,
+    play_one,
+    schedule,
+    summarize,
+)
+from rummyhall.rules import GAMES, SeatAction, SeatView
 
-PLAYERS = {"basic": 2, "gin": 2, "chicago": 4, "three_thirteen": 3}
-PAIRINGS = (("strong", "strong"), ("strong", "random"), ("random", "random"))
+MAX_SEATS = {name: cls.max_players for name, cls in GAMES.items()}
+# The goals: the win rate at 2 seats (the lower bound of the interval, for the expert),
+# and the multiple of the fair share at more seats.
+GOALS = {("strong", "simple"): (0.70, 2.0), ("expert", "strong"): (0.50, 1.0)}
+EXPERT_GIN_GOAL = 0.55
+
+# Decision times of the bots built in this process (a worker sends them back per game).
+_TIMES: dict[str, list[float]] = {}
 
 
-def entrant(name: str) -> Entrant:
-    def factory(rng: random.Random) -> Strategy:
-        return make_strategy(name, rng)
+class Timed:
+    """A strategy that records how long each of its decisions takes."""
 
-    return Entrant(name, factory)
+    def __init__(self, inner: Strategy) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.needs_view = inner.needs_view
+
+    def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
+        start = time.perf_counter()
+        action = self.inner.choose(view, legal)
+        _TIMES.setdefault(self.name, []).append(time.perf_counter() - start)
+        return action
 
 
-def measure(game: str, names: tuple[str, str], seconds: float, max_moves: int) -> str:
-    config = ArenaConfig(game, (entrant(names[0]), entrant(names[1])), games=10_000,
-                         seed=1, players=PLAYERS[game], max_moves=max_moves)
-    games = capped = moves = 0
+@dataclass(frozen=True)
+class Factory:
+    """A picklable bot factory (the worker processes build the bots)."""
+
+    name: str
+    think_ms: float = 20.0
+    worlds: int | None = None
+
+    def __call__(self, rng: random.Random) -> Strategy:
+        if self.name == "simple":
+            return Timed(SimpleBot())
+        if self.name == "strong":
+            return Timed(StrongBot())
+        if self.worlds is not None:
+            params = ExpertParams(budget_ms=None, max_worlds=self.worlds)
+        else:
+            params = ExpertParams(budget_ms=self.think_ms)
+        return Timed(ExpertBot(params, rng))
+
+
+def _play(task: tuple[ArenaConfig, int, int]) -> tuple[GameOutcome, dict[str, list[float]]]:
+    config, deal_set, rotation = task
+    _TIMES.clear()
+    outcome = play_one(config, deal_set, rotation)
+    return outcome, {k: list(v) for k, v in _TIMES.items()}
+
+
+def lineup(game: str, seats: int, top: Factory, rest: Factory, *, games: int,
+           seed: int) -> ArenaConfig:
+    """One ``top`` bot against ``seats - 1`` of ``rest``, every seat in turn (paired deals)."""
+    entrants = (Entrant(top.name, top),
+                *(Entrant(f"{rest.name}#{i}", rest) for i in range(1, seats)))
+    return ArenaConfig(game, entrants, games=games, seed=seed, players=seats)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
+
+
+def measure(config: ArenaConfig, jobs: int) -> tuple[list[GameOutcome], dict[str, list[float]],
+                                                     float]:
+    tasks = [(config, d, r) for d, r in schedule(config)]
     start = time.perf_counter()
-    for deal_set, rotation in schedule(config):
-        outcome = play_one(config, deal_set, rotation)
-        games += 1
-        capped += outcome.error is not None
-        moves += outcome.moves
-        if time.perf_counter() - start >= seconds:
-            break
+    if jobs > 1:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            results = pool.map(_play, tasks, chunksize=1)
+    else:
+        results = [_play(t) for t in tasks]
     elapsed = time.perf_counter() - start
-    note = f", {capped} capped at {max_moves} moves" if capped else ""
-    return (f"{games / elapsed:>8.1f} games/s  {games / elapsed * 60:>8.0f} games/min  "
-            f"({games} games in {elapsed:.1f} s, {moves / max(games - capped, 1):.0f} "
-            f"moves/game{note})")
+    times: dict[str, list[float]] = {}
+    for _, got in results:
+        for name, values in got.items():
+            times.setdefault(name, []).extend(values)
+    return [o for o, _ in results], times, elapsed
+
+
+def report(config: ArenaConfig, outcomes: list[GameOutcome], times: dict[str, list[float]],
+           elapsed: float, goal: tuple[float, float | None]) -> str:
+    top = summarize(config, outcomes)[0]
+    _, low, high = paired_interval(config, outcomes, 0)
+    seats = config.seats
+    fair = 1 / seats
+    target = goal[0] if seats == 2 else (goal[1] or 1.0) * fair
+    if config.game == "gin" and top.label == "expert":
+        target = EXPERT_GIN_GOAL
+    errors = sum(1 for o in outcomes if o.error is not None)
+    lines = [f"    {top.label} wins {top.win_rate:6.1%}  Wilson [{top.win_low:.1%}, "
+             f"{top.win_high:.1%}]  paired [{low:.1%}, {high:.1%}]  of {top.games} games"
+             f"  (fair share {fair:.1%}, goal {target:.1%}; points/hand "
+             f"{top.points_per_hand:.2f}){f'  {errors} errors' if errors else ''}"]
+    for name in sorted(times):
+        values = times[name]
+        if values:
+            median = statistics.median(values) * 1e3
+            lines.append(f"      {name:<7} decision ms: median {median:6.2f}"
+                         f"  p99 {percentile(values, 0.99) * 1e3:6.2f}  max "
+                         f"{max(values) * 1e3:7.2f}  ({len(values)} decisions)")
+    lines.append(f"      {len(outcomes) / elapsed:.2f} games/s, {elapsed:.0f} s")
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement (3)")
-    parser.add_argument("--games", default=",".join(PLAYERS), help="games to measure")
-    parser.add_argument("--max-moves", type=int, default=30_000, help="move cap per game")
+    parser.add_argument("--games", default=",".join(GAMES), help="games to measure")
+    parser.add_argument("--seats", default="2,max", help="seat counts: numbers or 'max'")
+    parser.add_argument("--strong-games", type=int, default=2000, help="strong vs simple")
+    parser.add_argument("--expert-games", type=int, default=1000, help="expert vs strong")
+    parser.add_argument("--think-ms", type=float, default=20.0, help="the expert's budget")
+    parser.add_argument("--expert-worlds", type=int, default=None,
+                        help="fixed worlds per expert decision instead of a time budget")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (2)")
+    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    simple, strong = Factory("simple"), Factory("strong")
+    expert = Factory("expert", args.think_ms, args.expert_worlds)
+    budget = (f"{args.expert_worlds} worlds" if args.expert_worlds is not None
+              else f"{args.think_ms:g} ms")
     for game in args.games.split(","):
-        print(f"{game} ({PLAYERS[game]} players)")
-        for names in PAIRINGS:
-            label = f"{names[0]} vs {names[1]}"
-            print(f"  {label:<20} {measure(game, names, args.seconds, args.max_moves)}",
-                  flush=True)
+        counts = sorted({MAX_SEATS[game] if s == "max" else int(s)
+                         for s in args.seats.split(",")})
+        for seats in counts:
+            for top, rest, n in ((strong, simple, args.strong_games),
+                                 (expert, strong, args.expert_games)):
+                if n <= 0:
+                    continue
+                label = f"{top.name} vs {rest.name}"
+                if top is expert:
+                    label += f" ({budget})"
+                print(f"{game}, {seats} seats: {label}", flush=True)
+                config = lineup(game, seats, top, rest, games=n, seed=args.seed)
+                outcomes, times, elapsed = measure(config, args.jobs)
+                print(report(config, outcomes, times, elapsed, GOALS[top.name, rest.name]),
+                      flush=True)
 
 
 if __name__ == "__main__":

@@ -279,6 +279,39 @@ def ratio_interval(totals: Sequence[float], counts: Sequence[float],
     return r, r - z * se, r + z * se
 
 
+def paired_interval(config: ArenaConfig, outcomes: Sequence[GameOutcome],
+                    entrant: int, z: float = Z95) -> tuple[float, float, float]:
+    """An entrant's win rate and its 95% interval over deal sets (paired deals).
+
+    The games of a deal set share their cards with the seats rotated, so the set is the
+    independent unit: ``x_j`` is the entrant's share of the wins over the finished games
+    of set ``j`` (its wins there, a shared win counting ``1/k``, over its games there),
+    the estimate is the mean of the ``x_j`` and the interval ``mean +- z * sd(x) /
+    sqrt(m)`` over the ``m`` sets. The luck of the deal cancels within a set, so the
+    ``x_j`` vary less than single games do and the interval is narrower than Wilson's
+    over games when the deals matter. With fewer than two sets the bounds are nan.
+    """
+    per_set: dict[int, list[float]] = {}
+    for o in outcomes:
+        seats = [s for s, who in enumerate(o.lineup) if who == entrant]
+        if not seats or o.error is not None:
+            continue
+        acc = per_set.setdefault(o.deal_set, [0.0, 0.0])
+        acc[1] += 1
+        if o.winners:
+            acc[0] += sum(1 for s in seats if s in o.winners) / len(o.winners)
+    shares = [w / n for w, n in per_set.values() if n]
+    m = len(shares)
+    if not m:
+        return math.nan, math.nan, math.nan
+    mean = sum(shares) / m
+    if m < 2:
+        return mean, math.nan, math.nan
+    sd = math.sqrt(sum((x - mean) ** 2 for x in shares) / (m - 1))
+    half = z * sd / math.sqrt(m)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
 def summarize(config: ArenaConfig, outcomes: Sequence[GameOutcome]) -> list[EntrantStats]:
     """Per entrant figures (see the module docstring), in lineup order."""
     stats = []

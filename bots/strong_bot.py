@@ -108,7 +108,7 @@ class StrongParams:
     known_weight: float = 10.0  # ... a card the opponent is known to hold counts this much
 
 
-def _interpolate(table: Sequence[tuple[int, float, float]], x: float) -> tuple[float, float]:
+def interpolate(table: Sequence[tuple[int, float, float]], x: float) -> tuple[float, float]:
     """Mean and spread at ``x`` by linear interpolation in ``table`` (clamped at its ends)."""
     if x <= table[0][0]:
         return table[0][1], table[0][2]
@@ -145,7 +145,7 @@ class StrongBot:
         if view is None:
             raise ValueError("the strong bot needs its seat's view")
         mem = self.tracker.observe(view)
-        action = legal[0] if len(legal) == 1 else _Turn(self, view, legal, mem).decide()
+        action = legal[0] if len(legal) == 1 else StrongTurn(self, view, legal, mem).decide()
         self.tracker.record(view, action)
         return action
 
@@ -157,8 +157,9 @@ class StrongBot:
         self.tracker.record(view, action)
 
 
-class _Turn:
-    """One decision: the view, the legal actions, and the evaluation tools."""
+class StrongTurn:
+    """One decision of the strong bot: the view, the legal actions, the evaluation tools
+    (the expert bot asks it for its choice and its ranking of the discards)."""
 
     def __init__(self, bot: StrongBot, view: SeatView, legal: Sequence[SeatAction],
                  mem: HandMemory) -> None:
@@ -334,7 +335,7 @@ class _Turn:
         drawn = 31 - view.stock_count
         if deadwood <= p.gin_chase and view.stock_count > 16:
             return False
-        mean, spread = _interpolate(GIN_OPPONENT, drawn)
+        mean, spread = interpolate(GIN_OPPONENT, drawn)
         took = len(self.mem.known.get(self.next or 0, ()))
         mean = max(0.0, mean - 4.0 * took)
         return prob_at_most(deadwood, mean, spread) < p.knock_risk
@@ -344,7 +345,7 @@ class _Turn:
         seat = view.seat if view.seat is not None else 0
         others = [s for s in range(view.players) if s != seat and view.active[s]]
         turns = max(0, self.mem.turns - 1)
-        mean, spread = _interpolate(CHICAGO_OPPONENT, turns)
+        mean, spread = interpolate(CHICAGO_OPPONENT, turns)
         tie = bool(view.options.get("knock_penalty_on_tie", True))
         limit = deadwood if tie else deadwood - 1
         safe = 1.0

@@ -148,10 +148,12 @@ class Tracker:
 
     @staticmethod
     def _forget_shown(view: SeatView, mem: HandMemory) -> None:
-        """A known card that is on the pile or the table is no longer in that hand."""
+        """A known card that is on the pile, on the table or back in our own hand (we took
+        it after that seat let it go) is no longer in that hand."""
         if not any(mem.known.values()):
             return
         shown = set(view.discard_pile)
+        shown.update(view.hand)
         for _, meld in view.melds:
             shown.update(meld)
         for held in mem.known.values():

@@ -15,6 +15,7 @@ from rummyhall.bots.arena import (
     GameOutcome,
     duplicate_shuffler,
     first_dealer,
+    paired_interval,
     play_one,
     ratio_interval,
     run_arena,
@@ -242,3 +243,34 @@ def test_summarize_counts_shared_wins_fractionally() -> None:
     assert a.win_rate == 0.5
     assert a.points_per_hand == (30 + 5 + 0) / 4
     assert b.points_per_hand == (0 + 5 + 20) / 4
+
+
+def test_the_paired_interval_is_taken_over_deal_sets() -> None:
+    cfg = config(games=8)
+
+    def game(deal_set: int, rotation: int, winner_entrant: int | None,
+             error: str | None = None) -> GameOutcome:
+        lineup = cfg.lineup(rotation)
+        winners = () if winner_entrant is None else (lineup.index(winner_entrant),)
+        return GameOutcome(deal_set, rotation, lineup, 0, winners=winners, error=error)
+
+    outcomes = [
+        game(0, 0, 0), game(0, 1, 0),  # set 0: entrant 0 wins both games: 1.0
+        game(1, 0, 0), game(1, 1, 1),  # set 1: one each: 0.5
+        game(2, 0, 1), game(2, 1, 1),  # set 2: 0.0
+        game(3, 0, 0), game(3, 1, 0, error="capped"),  # set 3: one game counts: 1.0
+    ]
+    mean, low, high = paired_interval(cfg, outcomes, 0)
+    shares = [1.0, 0.5, 0.0, 1.0]
+    m = sum(shares) / 4
+    sd = math.sqrt(sum((x - m) ** 2 for x in shares) / 3)
+    assert mean == pytest.approx(m)
+    assert low == pytest.approx(max(0.0, m - 1.959963984540054 * sd / 2))
+    assert high == pytest.approx(min(1.0, m + 1.959963984540054 * sd / 2))
+    other, _, _ = paired_interval(cfg, outcomes, 1)
+    assert other == pytest.approx(1 - m)
+    # a shared win counts a half; one set gives no interval
+    tie = GameOutcome(0, 0, (0, 1), 0, winners=(0, 1))
+    half, lo, hi = paired_interval(cfg, [tie], 0)
+    assert half == 0.5 and math.isnan(lo) and math.isnan(hi)
+    assert math.isnan(paired_interval(cfg, [], 0)[0])

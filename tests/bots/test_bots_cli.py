@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
 import socket
 import textwrap
 from pathlib import Path
@@ -17,10 +18,13 @@ from rummyhall.arena import (
     Progress,
     entrant_for,
     load_strategy_class,
+    run_parallel,
     unique_labels,
 )
-from rummyhall.bots.arena import GameOutcome
-from rummyhall.cli import main
+from rummyhall.botcmd import make_bot
+from rummyhall.bots import ExpertBot
+from rummyhall.bots.arena import ArenaConfig, GameOutcome, run_arena
+from rummyhall.cli import build_parser, main
 
 FIRST_LEGAL = """
 class FirstLegal:
@@ -188,3 +192,26 @@ def test_arena_over_a_server_that_is_not_there_says_so_once(
 def test_a_game_of_one_seat_count_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "gin"]) == 0
     assert capsys.readouterr().out.startswith("gin: Gin Rummy, 2 players\n")
+
+
+def test_every_level_is_offered_by_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    for level in ("random", "simple", "strong", "expert"):
+        args = build_parser().parse_args(["bot", "--strategy", level])
+        assert make_bot(args).name == level
+        assert entrant_for(level).label == level
+    expert = entrant_for("expert", 7.5).factory(random.Random(1))
+    assert isinstance(expert, ExpertBot) and expert.params.budget_ms == 7.5
+    code = main(["arena", "--game", "gin", "--games", "2", "--bots", "expert,strong",
+                 "--think-ms", "2", "--quiet", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert code == 0 and "expert" in out
+    assert main(["arena", "--bots", "expert,strong", "--think-ms", "0"]) == 2
+    assert "--think-ms must be a positive number" in capsys.readouterr().err
+
+
+def test_games_spread_over_processes_give_the_same_results() -> None:
+    config = ArenaConfig("gin", (entrant_for("strong"), entrant_for("simple")), games=6,
+                         seed=11)
+    heard: list[GameOutcome] = []
+    assert run_parallel(config, 2, heard.append) == run_arena(config)
+    assert len(heard) == 6

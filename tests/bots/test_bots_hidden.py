@@ -1,10 +1,12 @@
-"""The strong bot decides from its seat's view alone: equal views, equal decisions.
+"""The strong and expert bots decide from their seat's view alone: equal views, equal decisions.
 
 Two games are dealt so that seat 0 sees exactly the same things while the hidden parts
 differ: some cards of the other hands are swapped with cards at the bottom of the stock
 (never reached here). The opponents play the same visible moves in both games (draw
 from the stock, discard a card they hold in both), and at every decision of seat 0 the
-two views must be equal and the two strong bots (one per game) must choose the same.
+two views must be equal and the two bots (one per game, the expert's two with the same
+seed) must choose the same. The expert samples the hidden cards at every decision: equal
+choices prove its sampler draws from what the view shows, never from the game.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import random
 
 import pytest
 
-from rummyhall.bots import StrongBot
+from rummyhall.bots import ExpertBot, ExpertParams, Strategy, StrongBot
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
 from rummyhall.rules import (
     Discard,
@@ -60,13 +62,21 @@ def opponent_move(a: Game, b: Game) -> tuple[SeatAction, SeatAction]:
     return move, move
 
 
+def make_bot(level: str, seed: int) -> Strategy:
+    if level == "strong":
+        return StrongBot()
+    # A fixed number of worlds and no clock: the search itself is reproducible.
+    return ExpertBot(ExpertParams(budget_ms=None, max_worlds=12), random.Random(seed))
+
+
+@pytest.mark.parametrize("level", ["strong", "expert"])
 @pytest.mark.parametrize(("name", "players", "seed"),
                          [("gin", 2, 1), ("gin", 2, 2), ("chicago", 3, 3), ("basic", 2, 4),
-                          ("three_thirteen", 2, 5), ("chicago", 2, 6)])
-def test_equal_views_give_equal_choices(name: str, players: int, seed: int) -> None:
+                          ("three_thirteen", 2, 5), ("chicago", 2, 6), ("basic", 4, 7)])
+def test_equal_views_give_equal_choices(level: str, name: str, players: int, seed: int) -> None:
     a, b = twin_games(name, players, seed)
-    bot_a, bot_b = StrongBot(), StrongBot()
-    decisions = 0
+    bot_a, bot_b = make_bot(level, seed), make_bot(level, seed)
+    decisions = searched = 0
     hand = a.hand_no
     while a.hand_no == hand and a.phase is not Phase.DEAL and not a.is_over:
         if len(a.stock) <= SWAPPED * players + 3:
@@ -78,11 +88,13 @@ def test_equal_views_give_equal_choices(name: str, players: int, seed: int) -> N
             move_b = bot_b.choose(view_b, b.legal_actions())
             assert move_a == move_b
             decisions += 1
+            searched += getattr(bot_a, "last_worlds", 0)
         else:
             move_a, move_b = opponent_move(a, b)
         a.apply(move_a)
         b.apply(move_b)
     assert decisions >= 4
+    assert level == "strong" or searched > 0  # the expert's worlds were in play
 
 
 def test_the_bot_keeps_no_state_beyond_the_hand() -> None:

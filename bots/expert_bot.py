@@ -1,0 +1,364 @@
+"""The expert bot: the strong bot's judgement, checked by a search over sampled deals.
+
+Theory of operation
+-------------------
+At each decision the expert first asks the strong bot (:mod:`rummyhall.bots.strong_bot`)
+what it would do: that answer is the fallback, ready before any search starts. Then,
+while its thinking budget lasts, it draws *worlds* (:mod:`rummyhall.bots.sampling`):
+deals of the cards it cannot see that agree with everything its seat has seen, the
+opponents' pile pickups in their hands and their discards weighing against hands that
+would have kept them. Every candidate is judged on the same worlds, so that their
+differences are not drowned in the deals' luck.
+
+- **The discard.** The candidates are the strong bot's best few by its own ranking
+  (deadwood and draw potential of the kept hand, plus a modelled danger). On each world
+  the expert replaces the modelled danger by what the discard actually gives the next
+  seat there: that seat, playing the simple policy on its sampled cards, takes the card
+  when it lowers its deadwood; the deadwood it saves against drawing the world's next
+  stock card counts against us (``feed_weight`` points per point; ``out_weight`` would
+  add a share of our kept deadwood when the card lets that seat end the hand, which
+  lost in the arena, so it is 0). The expert keeps the strong bot's choice unless
+  another candidate's mean cost is lower by ``switch_margin`` and by ``switch_z``
+  standard errors of their paired difference (a few worlds are noisy: switching on a
+  bare mean lost in the arena); it answers at once when the strong bot's ranking has a
+  clear winner (a gap of ``clear_cost``), and stops searching once the best two differ
+  by ``clear_z`` standard errors of their paired differences after ``min_worlds``.
+- **Gin's knock.** When the strong bot would knock, the defender's deadwood after laying
+  off on our melds is computed exactly on every world (on the melds the strong bot
+  chose to lay, or the engine's showdown arrangement when it names none): the strong
+  bot's table cannot see that these melds take the layoffs of the cards this opponent
+  collects. If the sampled chance of an undercut reaches
+  ``knock_risk`` the expert plays on with the best discard instead. Gin is always
+  called. (Knocking where the strong bot would not, on a sampled risk alone, lost in
+  the arena at every threshold tried: the strong bot's table rule plays for gin late
+  on purpose.)
+- Drawing, Chicago's knock, Three Thirteen's going out and Basic Rummy's melding are
+  the strong bot's rules.
+
+Time: the budget is a wall-clock limit per decision (``budget_ms``, default 100 ms), read
+from ``clock`` (an argument, so that tests pass a counting clock and never depend on
+speed). The search checks the clock before each world and a world costs well under a
+millisecond (more with wild cards), so the answer comes within the budget plus one
+world; with no time at all it is the strong bot's. With ``budget_ms=None`` only
+``max_worlds`` bounds the work, and the same seed gives the same decisions whatever the
+machine's speed (the arena's reproducible mode).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rummyhall.rules import (
+    Card,
+    Discard,
+    Knock,
+    MeldRules,
+    SeatAction,
+    SeatView,
+    best_layoffs,
+    deadwood_points,
+    discard_deadwoods,
+    knocker_arrangement,
+)
+
+from .sampling import World, sample_world
+from .strong_bot import (
+    CHICAGO_OPPONENT,
+    GIN_OPPONENT,
+    StrongBot,
+    StrongParams,
+    StrongTurn,
+    interpolate,
+)
+from .tracking import HandMemory
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertParams:
+    """The expert's budget and search settings (milliseconds, worlds, deadwood points)."""
+
+    budget_ms: float | None = 100.0  # thinking time per decision; None: max_worlds only
+    max_worlds: int = 300  # worlds per decision at most
+    min_worlds: int = 8  # worlds before an early stop on a clear leader
+    candidates: int = 4  # discards searched: the strong bot's best by its own ranking
+    clear_cost: float = 6.0  # the strong bot's ranking gap that needs no search
+    switch_margin: float = 0.25  # an alternative must beat the strong choice by this
+    switch_z: float = 2.0  # ... and by this many standard errors of the paired difference
+    feed_weight: float = 1.0  # points lost per point of deadwood our discard saves the next seat
+    out_weight: float = 0.0  # share of our deadwood lost when our discard lets it go out
+    clear_z: float = 3.0  # early stop: the leader's paired advantage in standard errors
+    knock_risk: float = 0.30  # Gin: the strong bot's knock stands below this undercut chance
+    knock_worlds: int = 24  # worlds sampled for a knock decision at most
+    tries: int = 6  # hands drawn per opponent and world (the best fit is kept)
+    model: bool = True  # fit the opponents' deadwood to the measured tables
+
+
+class _Cache:
+    """Solver answers memoised for one decision (the worlds share most hands)."""
+
+    def __init__(self, rules: MeldRules) -> None:
+        self.rules = rules
+        self._dd: dict[tuple[Card, ...], int] = {}
+        self._after: dict[tuple[Card, ...], dict[Card, int]] = {}
+
+    def dd(self, hand: Sequence[Card]) -> int:
+        key = tuple(sorted(hand))
+        got = self._dd.get(key)
+        if got is None:
+            got = self._dd[key] = deadwood_points(key, self.rules)
+        return got
+
+    def after(self, hand: Sequence[Card]) -> dict[Card, int]:
+        key = tuple(sorted(hand))
+        got = self._after.get(key)
+        if got is None:
+            got = self._after[key] = discard_deadwoods(key, self.rules)
+        return got
+
+    def best_discard(self, hand: Sequence[Card], forbidden: Card | None) -> tuple[Card, int]:
+        """The discard leaving the least deadwood (the dearest card among equals)."""
+        after = self.after(hand)
+        points = self.rules.points
+        card = min((c for c in after if c != forbidden),
+                   key=lambda c: (after[c], -points(c), c))
+        return card, after[card]
+
+
+class ExpertBot:
+    """Determinized search over the strong bot's candidates (see the module docstring).
+
+    Keep one instance per seat and game, like the strong bot. ``rng`` drives the
+    sampling; ``clock`` returns seconds (default :func:`time.perf_counter`).
+    """
+
+    name = "expert"
+    needs_view = True
+
+    def __init__(self, params: ExpertParams | None = None, rng: random.Random | None = None,
+                 *, clock: Callable[[], float] | None = None,
+                 strong: StrongParams | None = None) -> None:
+        self.params = params or ExpertParams()
+        self.rng = rng or random.Random()
+        self.clock = clock or time.perf_counter
+        self.strong = StrongBot(strong)
+        #: Worlds searched at the last decision (0: the strong bot's answer stood alone).
+        self.last_worlds = 0
+
+    def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
+        if view is None:
+            raise ValueError("the expert bot needs its seat's view")
+        start = self.clock()
+        tracker = self.strong.tracker
+        mem = tracker.observe(view)
+        self.last_worlds = 0
+        if len(legal) == 1:
+            action = legal[0]
+        else:
+            turn = StrongTurn(self.strong, view, legal, mem)
+            fallback = turn.decide()
+            budget = self.params.budget_ms
+            deadline = math.inf if budget is None else start + budget / 1000.0
+            search = _Search(self, turn, mem, deadline)
+            action = search.run(fallback)
+            self.last_worlds = search.worlds
+        tracker.record(view, action)
+        return action
+
+    def recall(self, view: SeatView, action: SeatAction) -> None:
+        """Learn from an earlier decision of this seat (see :meth:`StrongBot.recall`)."""
+        self.strong.recall(view, action)
+
+
+class _Search:
+    """One decision's search: candidates, worlds, the sampled terms and the verdict."""
+
+    def __init__(self, bot: ExpertBot, turn: StrongTurn, mem: HandMemory, deadline: float) -> None:
+        self.bot = bot
+        self.params = bot.params
+        self.turn = turn
+        self.view = turn.view
+        self.legal = turn.legal
+        self.mem = mem
+        self.rules = turn.rules
+        self.cache = _Cache(self.rules)
+        self.deadline = deadline
+        self.worlds = 0
+        self.model = self.opponent_model() if bot.params.model else None
+        view = self.view
+        seat = view.seat if view.seat is not None else 0
+        self.seat = seat
+        self.others = [s for s in ((seat + i) % view.players for i in range(1, view.players))
+                       if view.active[s]]
+
+    def time_left(self) -> bool:
+        return self.bot.clock() < self.deadline
+
+    def world(self) -> World:
+        self.worlds += 1
+        rng = self.bot.rng
+        targets = None
+        if self.model is not None:
+            mean, spread = self.model
+            targets = {s: max(0.0, rng.gauss(mean, spread)) for s in self.others}
+        return sample_world(self.view, self.mem, rng, self.rules,
+                            tries=self.params.tries, targets=targets)
+
+    def opponent_model(self) -> tuple[float, float] | None:
+        """Mean and spread of an opponent's deadwood now (Gin and Chicago's tables)."""
+        view = self.view
+        if view.game == "gin":
+            return interpolate(GIN_OPPONENT, 31 - view.stock_count)
+        if view.game == "chicago":
+            return interpolate(CHICAGO_OPPONENT, max(0, self.mem.turns - 1))
+        return None
+
+    # ------------------------------------------------------------------ dispatch
+
+    def run(self, fallback: SeatAction) -> SeatAction:
+        if self.view.phase != "play" or not self.others:
+            return fallback  # drawing: the strong bot's rule (see the module docstring)
+        if self.view.game == "gin" and isinstance(fallback, Knock):
+            # The strong bot's knock (with the melds it chose to lay, if any) stands:
+            # big gin and gin at once, a knock unless the worlds say undercut.
+            if fallback.card is None or self.cache.dd(_without(self.view.hand,
+                                                               fallback.card)) == 0:
+                return fallback
+            if self.knock_is_safe(fallback):
+                return fallback
+            return self.discard(None)
+        if isinstance(fallback, Discard):
+            return self.discard(fallback)
+        return fallback
+
+    # ------------------------------------------------------------------ the discard
+
+    def discard(self, fallback: Discard | None) -> SeatAction:
+        """The strong bot's shortlist, its danger term replaced by the sampled feed."""
+        discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
+        if not discards:
+            return fallback or self.legal[0]
+        ranked = self.turn.ranked_discards(list(discards))
+        if fallback is None:
+            fallback = discards[ranked[0][1]]
+        if len(ranked) == 1 or (ranked[1][0] - ranked[0][0] >= self.params.clear_cost
+                                and fallback.card == ranked[0][1]):
+            return fallback
+        w = self.turn.params.danger_weight
+        short = ranked[:self.params.candidates]
+        if all(c != fallback.card for _, c in short):
+            short.insert(0, next(x for x in ranked if x[1] == fallback.card))
+        base = [cost - w * self.turn.danger(c) for cost, c in short]
+        cards = [c for _, c in short]
+        kept = [_without(self.view.hand, c) for c in cards]
+        n = len(cards)
+        totals = [0.0] * n
+        squares = [[0.0] * n for _ in range(n)]  # sums of squared paired differences
+        played = 0
+        p = self.params
+        while played < p.max_worlds and self.time_left():
+            world = self.world()
+            values = [self.feed(world, cards[i], kept[i]) for i in range(n)]
+            for i in range(n):
+                totals[i] += values[i]
+                for j in range(i + 1, n):
+                    d = values[i] - values[j]
+                    squares[i][j] += d * d
+            played += 1
+            if played >= p.min_worlds and self.clear_leader(base, totals, squares, played):
+                break
+        if not played:
+            return fallback
+        cost = [base[i] + p.feed_weight * totals[i] / played for i in range(n)]
+        home = cards.index(fallback.card)
+        best = min(range(n), key=lambda i: (cost[i], i != home))
+        if best == home:
+            return fallback
+        a, b = sorted((home, best))
+        diff = (totals[a] - totals[b]) / played
+        var = max(squares[a][b] / played - diff * diff, 0.0)
+        noise = p.switch_z * p.feed_weight * math.sqrt(var / played)
+        if cost[home] - cost[best] > max(p.switch_margin, noise):
+            return discards[cards[best]]
+        return fallback
+
+    def feed(self, world: World, card: Card, kept: tuple[Card, ...]) -> float:
+        """What ``card`` gives the next seat on ``world``, in our deadwood points.
+
+        The next seat plays the simple policy: it takes the card when that lowers its
+        deadwood. Its gain is the deadwood it saves against drawing the world's next
+        stock card instead; if the card lets it end the hand when the stock card would
+        not have, we also lose what our kept hand counts then.
+        """
+        seat = self.others[0]
+        hand = world.hands[seat]
+        cache = self.cache
+        now = cache.dd(hand)
+        forbid = bool(self.view.options.get("forbid_discarding_taken_card", True))
+        _, took = cache.best_discard((*hand, card), card if forbid else None)
+        if took >= now:
+            return 0.0
+        drew = now
+        if world.stock:
+            _, drew = cache.best_discard((*hand, world.stock[-1]), None)
+        gain = max(0.0, float(drew - took))
+        if self.goes_out(seat, took) and not self.goes_out(seat, drew):
+            gain += self.params.out_weight * cache.dd(kept)
+        return gain
+
+    def goes_out(self, seat: int, left: int) -> bool:
+        """True if a seat left with ``left`` deadwood after its discard may end the hand."""
+        game, view = self.view.game, self.view
+        if game == "gin":
+            return left <= int(view.options.get("knock_limit", 10))
+        if game == "chicago":
+            return left <= (view.knock_limits[seat] if seat < len(view.knock_limits) else 0)
+        return left == 0
+
+    def clear_leader(self, base: list[float], totals: list[float],
+                     squares: list[list[float]], n: int) -> bool:
+        """True once the best two candidates differ by more than ``clear_z`` standard errors."""
+        k = self.params.feed_weight
+        cost = [base[i] + k * totals[i] / n for i in range(len(base))]
+        a, b = sorted(sorted(range(len(cost)), key=lambda i: cost[i])[:2])
+        mean = cost[a] - cost[b]
+        diff = (totals[a] - totals[b]) / n
+        var = max(squares[a][b] / n - diff * diff, 1e-9) * k * k
+        return abs(mean) > self.params.clear_z * math.sqrt(var / n)
+
+    # ------------------------------------------------------------------ Gin's knock
+
+    def knock_is_safe(self, knock: Knock) -> bool:
+        """True if the sampled chance of an undercut is below ``knock_risk``."""
+        assert knock.card is not None
+        kept = _without(self.view.hand, knock.card)
+        melds = knock.melds
+        if melds is None:
+            mine = self.cache.dd(kept)
+        else:  # the knocker's own melds: the rest is his deadwood
+            laid = {c for m in melds for c in m}
+            mine = sum(self.rules.points(c) for c in kept if c not in laid)
+        undercut = samples = 0
+        other = self.others[0]
+        while samples < self.params.knock_worlds and self.time_left():
+            w = self.world()
+            if melds is None:
+                _, defence = knocker_arrangement(kept, w.hands[other], self.rules,
+                                                 allow_layoffs=True)
+            else:
+                defence = best_layoffs(w.hands[other], melds, self.rules)
+            samples += 1
+            if defence.points <= mine:
+                undercut += 1
+        if not samples:
+            return True  # no time: the strong bot's knock stands
+        return undercut / samples < self.params.knock_risk
+
+
+def _without(hand: Sequence[Card], card: Card) -> tuple[Card, ...]:
+    out = list(hand)
+    out.remove(card)
+    return tuple(out)

@@ -1,0 +1,176 @@
+"""The expert bot: the sampler's worlds, the thinking budget, and its fallback."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+
+from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, make_strategy
+from rummyhall.bots.arena import deal_slices, seat_order_shuffle
+from rummyhall.bots.sampling import deck_cards, sample_world, unseen_pool
+from rummyhall.bots.selfplay import play_game
+from rummyhall.bots.tracking import Tracker
+from rummyhall.rules import Game, Knock, Phase, SeatView, new_game, seat_view, view_meld_rules
+
+
+class CountingClock:
+    """A clock that moves ``step`` seconds each time it is read (no wall time)."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.now = 0.0
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.now += self.step
+        return self.now
+
+
+def dealt(name: str, players: int, seed: int) -> Game:
+    game = new_game(name, players=players, first_dealer=players - 1)
+    game.apply(seat_order_shuffle(game, deal_slices(game, random.Random(seed))))
+    return game
+
+
+def views_of_seat(name: str, players: int, seed: int, seat: int = 0) -> Iterator[
+        tuple[Game, SeatView]]:
+    """Play a hand with strong bots, yielding (game, view) at each decision of ``seat``."""
+    game = dealt(name, players, seed)
+    bots = [StrongBot() for _ in range(players)]
+    hand = game.hand_no
+    for _ in range(400):
+        if game.phase is Phase.DEAL or game.hand_no != hand or game.to_move is None:
+            return
+        s = game.to_move
+        view = seat_view(game, s)
+        if s == seat:
+            yield game, view
+        game.apply(bots[s].choose(view, game.legal_actions()))
+
+
+@pytest.mark.parametrize(("name", "players"), [("gin", 2), ("basic", 4), ("chicago", 3),
+                                               ("three_thirteen", 2)])
+def test_every_world_agrees_with_the_view_and_the_memory(name: str, players: int) -> None:
+    tracker = Tracker()
+    rng = random.Random(5)
+    checked = 0
+    for game, view in views_of_seat(name, players, 11):
+        mem = tracker.observe(view)
+        rules = view_meld_rules(view)
+        for _ in range(3):
+            world = sample_world(view, mem, rng, rules)
+            assert world.hands[0] == view.hand
+            assert [len(h) for h in world.hands] == list(view.hand_sizes)
+            assert len(world.stock) == view.stock_count
+            everything = Counter(int(c) for h in world.hands for c in h)
+            everything.update(int(c) for c in world.stock)
+            everything.update(int(c) for c in view.discard_pile)
+            for _, meld in view.melds:
+                everything.update(int(c) for c in meld)
+            assert everything == Counter(int(c) for c in deck_cards(view))
+            for seat, held in mem.known.items():
+                assert set(held) <= set(world.hands[seat])
+            # the true hidden cards are not what the sampler starts from: it never saw them
+            hidden = Counter(int(c) for s in range(1, players) for c in game.hands[s])
+            hidden.update(int(c) for c in game.stock)
+            assert Counter(int(c) for c in unseen_pool(view, mem)) + Counter(
+                int(c) for s, held in mem.known.items() for c in held) == hidden
+        tracker.record(view, StrongBot().choose(view, game.legal_actions()))
+        checked += 1
+    assert checked >= 2
+
+
+def test_a_card_taken_from_the_pile_is_always_in_the_takers_sampled_hand() -> None:
+    found = False
+    for seed in range(1, 30):
+        tracker = Tracker()
+        for game, view in views_of_seat("gin", 2, seed):
+            mem = tracker.observe(view)
+            if mem.known.get(1):
+                world = sample_world(view, mem, random.Random(seed), view_meld_rules(view))
+                assert mem.known[1] <= set(world.hands[1])
+                found = True
+            tracker.record(view, StrongBot().choose(view, game.legal_actions()))
+        if found:
+            break
+    assert found
+
+
+def test_expert_is_a_built_in_level() -> None:
+    assert STRATEGIES == ("random", "simple", "strong", "expert")
+    bot = make_strategy("expert", random.Random(1))
+    assert isinstance(bot, ExpertBot) and bot.params.budget_ms == 100.0
+
+
+def test_with_no_time_left_the_expert_plays_the_strong_bots_choice() -> None:
+    # The clock jumps a whole second at every read: no world fits in the budget.
+    expert = ExpertBot(ExpertParams(budget_ms=50.0), random.Random(2),
+                       clock=CountingClock(1.0))
+    strong = StrongBot()
+    decisions = 0
+    for game, view in views_of_seat("gin", 2, 3):
+        legal = game.legal_actions()
+        assert expert.choose(view, legal) == strong.choose(view, legal)
+        assert expert.last_worlds == 0
+        decisions += 1
+    assert decisions >= 5
+
+
+def test_the_budget_bounds_the_worlds_searched() -> None:
+    # 1 ms of "time" per clock read and a 6 ms budget: at most a few worlds per decision,
+    # however fast the machine is.
+    clock = CountingClock(0.001)
+    expert = ExpertBot(ExpertParams(budget_ms=6.0, min_worlds=100), random.Random(2),
+                       clock=clock)
+    most = 0
+    for game, view in views_of_seat("gin", 2, 4):
+        action = expert.choose(view, game.legal_actions())
+        assert action in game.legal_actions()
+        most = max(most, expert.last_worlds)
+    assert 1 <= most <= 6
+
+
+def test_a_clear_choice_stops_the_search_early() -> None:
+    eager = ExpertBot(ExpertParams(budget_ms=None, max_worlds=60, min_worlds=4, clear_z=0.0),
+                      random.Random(3))
+    patient = ExpertBot(ExpertParams(budget_ms=None, max_worlds=60, min_worlds=60),
+                        random.Random(3))
+    eager_worlds = patient_worlds = 0
+    for game, view in views_of_seat("gin", 2, 6):
+        legal = game.legal_actions()
+        eager.choose(view, legal)
+        patient.choose(view, legal)
+        eager_worlds += eager.last_worlds
+        patient_worlds += patient.last_worlds
+    assert 0 < eager_worlds < patient_worlds
+
+
+@pytest.mark.parametrize(("name", "players"), [("gin", 2), ("basic", 3), ("chicago", 4),
+                                               ("three_thirteen", 3)])
+def test_the_expert_plays_whole_legal_games(name: str, players: int) -> None:
+    game = new_game(name, players=players)
+    bots = [ExpertBot(ExpertParams(budget_ms=None, max_worlds=4), random.Random(s))
+            for s in range(players)]
+    record = play_game(game, bots, random.Random(8), max_hands=2)
+    assert record.results
+
+
+def test_the_strong_bots_knock_stands_with_its_melds_unless_the_worlds_veto_it() -> None:
+    knocks = 0
+    for seed in range(1, 40):
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=4, knock_risk=1.01),
+                           random.Random(seed))
+        strong = StrongBot()
+        for game, view in views_of_seat("gin", 2, seed):
+            legal = game.legal_actions()
+            mine, theirs = expert.choose(view, legal), strong.choose(view, legal)
+            if isinstance(theirs, Knock):
+                assert mine == theirs  # the same card, and the same melds laid (or none)
+                knocks += 1
+        if knocks >= 3:
+            break
+    assert knocks >= 3
