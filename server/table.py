@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import trio
 
 from rummyhall.bots import Strategy, make_strategy
+from rummyhall.bots.expert_bot import ExpertBot
 from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.protocol import (
     ActionMessage,
@@ -653,7 +654,13 @@ class Table:
         assert self.game is not None
         legal = self.game.legal_actions()
         view = seat_view(self.game, seat.index) if bot.needs_view else None
-        action: SeatAction = bot.choose(view, legal)
+        action: SeatAction
+        if isinstance(bot, ExpertBot):
+            # a bot that searches thinks for up to its budget: in a worker thread, so that
+            # the other tables (and this table's own inbox) are not held up meanwhile
+            action = await trio.to_thread.run_sync(bot.choose, view, legal)
+        else:
+            action = bot.choose(view, legal)
         await self._play(action)
 
     def _stand_in(self) -> Strategy:

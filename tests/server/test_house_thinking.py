@@ -1,0 +1,47 @@
+"""A house bot that searches thinks in a worker thread: the server goes on meanwhile."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import pytest
+from players import wait_for
+
+from rummyhall.bots.expert_bot import ExpertBot
+from rummyhall.client import open_session
+from rummyhall.rules import SeatAction, SeatView
+from rummyhall.server import Hall
+
+
+async def test_an_expert_house_bot_does_not_hold_up_the_server(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    thinking = threading.Event()
+    release = threading.Event()
+    choose = ExpertBot.choose
+
+    def slow_choose(self: ExpertBot, view: SeatView | None,
+                    legal: Sequence[SeatAction]) -> SeatAction:
+        thinking.set()
+        assert release.wait(timeout=30), "the test never let the bot decide"
+        return choose(self, view, legal)
+
+    monkeypatch.setattr(ExpertBot, "choose", slow_choose)
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="host") as host:
+        table = await host.create_table("gin", 2, {"target_score": 10})
+        await host.add_bot(table, 0, "expert")
+        await host.add_bot(table, 1, "simple")
+        await host.start(table)
+        await wait_for(thinking.is_set, timeout=30, poll=0.01)
+        # the expert is deciding: the server still answers, other tables can be made
+        await host.ping()
+        other = await host.create_table("basic", 2)
+        assert other in hall.lobby.tables
+        release.set()
+
+        def moved_on() -> bool:
+            game = hall.lobby.tables[table].game
+            return game is not None and game.move_number > 2
+
+        await wait_for(moved_on, timeout=30)
