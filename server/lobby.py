@@ -12,10 +12,12 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import msgpack
 import trio
 
 from rummyhall.bots import STRATEGIES
 from rummyhall.protocol import (
+    MAX_SERVER_FRAME,
     Chat,
     CreateTable,
     Games,
@@ -30,8 +32,8 @@ from rummyhall.protocol import (
     Ok,
     Say,
     TableRemoved,
-    Tables,
     TableUpdate,
+    encode_frame,
     games_catalogue,
 )
 from rummyhall.protocol import Error as ErrorMessage
@@ -68,6 +70,7 @@ class Lobby:
                                 bots=(settings.stand_in, *(s for s in STRATEGIES
                                                            if s != settings.stand_in)))
         self._dirty: dict[int, Table | None] = {}  # tables to announce (None: removed)
+        self._info_bytes: dict[int, bytes] = {}  # each table's TableInfo, encoded
         self._dirty_event = trio.Event()
         #: Called with each new table (the journal hooks itself in here, issue 5).
         self.on_new_table: Callable[[Table], None] | None = None
@@ -179,15 +182,32 @@ class Lobby:
         else:
             log.warning("no handler for %r", message)
 
-    def _tables_page(self, message: ListTables) -> Tables:
-        """The tables numbered above ``after``, in order, at most a page of them (the
-        reply's size is bounded whatever the server holds; its bytes are charged to the
-        asker's rate budget by its session)."""
+    def _tables_page(self, message: ListTables) -> Prepared:
+        """The ``tables`` reply: the tables numbered above ``after``, in order, at most a
+        page of them (its size is bounded whatever the server holds; its bytes are charged
+        to the asker's rate by its session). Each table's entry is encoded once per change
+        of the table, so that a client asking again and again costs little."""
         after = message.after or 0
         numbers = sorted(n for n in self.tables if n > after)
         page = numbers[:TABLES_PER_PAGE]
-        return Tables(tables=tuple(self.tables[n].info() for n in page), id=message.id,
-                      more=True if len(numbers) > len(page) else None)
+        more = len(numbers) > len(page)
+        pack = msgpack.Packer()
+        parts = [pack.pack_map_header(2 + (message.id is not None) + more),
+                 pack.pack("type"), pack.pack("tables"),
+                 pack.pack("tables"), pack.pack_array_header(len(page))]
+        parts += [self._encoded_info(self.tables[n]) for n in page]
+        if message.id is not None:
+            parts += [pack.pack("id"), pack.pack(message.id)]
+        if more:
+            parts += [pack.pack("more"), pack.pack(True)]
+        return Prepared.reply(encode_frame(b"".join(parts), MAX_SERVER_FRAME))
+
+    def _encoded_info(self, table: Table) -> bytes:
+        """The msgpack of a table's ``TableInfo``, kept until the table changes."""
+        data = self._info_bytes.get(table.id)
+        if data is None:
+            data = self._info_bytes[table.id] = msgpack.packb(table.info().to_wire())
+        return data
 
     async def _to_table(self, table: Table, command: Command) -> bool:
         """Queue a command for a table; False if the table is closed."""
@@ -320,6 +340,7 @@ class Lobby:
                 await self._to_table(table, Command(player, Leave(table=table_id)))
 
     def _table_changed(self, table: Table) -> None:
+        self._info_bytes.pop(table.id, None)
         removed = self._removable(table)
         if removed:
             self.tables.pop(table.id, None)

@@ -25,15 +25,25 @@ class Prepared:
     they take one place in an outbox, and their bytes are written as they are.
     """
 
-    __slots__ = ("data", "messages")
+    __slots__ = ("charged", "data", "messages")
 
     def __init__(self, *messages: Message) -> None:
         self.messages = messages
+        self.charged = False  # a reply for one connection: its size costs that one's rate
         if len(messages) == 1:
             self.data = encode_frame(msgpack.packb(messages[0].to_wire()), MAX_SERVER_FRAME)
         else:
             self.data = b"".join(encode_frame(msgpack.packb(m.to_wire()), MAX_SERVER_FRAME)
                                  for m in messages)
+
+
+    @classmethod
+    def reply(cls, frame: bytes) -> Prepared:
+        """A reply for one connection, already encoded as a whole frame from parts kept
+        between requests (the lobby's pages of tables); charged like any reply."""
+        prepared = cls()
+        prepared.data, prepared.charged = frame, True
+        return prepared
 
 
 Outgoing = Message | Prepared

@@ -329,7 +329,11 @@ class ServerSession:
         if state is State.CLOSED:
             return b""  # the conversation is over (bye, or a fatal error went out)
         if isinstance(message, Prepared):
-            return message.data if state is State.READY else b""
+            if state is not State.READY:
+                return b""
+            if message.charged and len(message.data) >= REPLY_BYTES_PER_TOKEN:
+                self.bucket.charge(len(message.data) // REPLY_BYTES_PER_TOKEN)
+            return message.data
         if state is State.ERROR and not (isinstance(message, ErrorMessage) and message.fatal):
             return b""  # after a fatal error from the peer only our closing error goes
         try:

@@ -358,3 +358,16 @@ async def test_a_reply_too_large_to_send_still_answers_its_request(hall: Hall) -
         while not isinstance(await raw.receive(), Pong):
             pass
         await raw.aclose()
+
+
+async def test_a_listed_table_is_shown_as_it_is_now(hall: Hall) -> None:
+    """Pages are built from each table's entry encoded once per change: a change shows."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        table = await maker.create_table("gin", 2)
+        (before,) = await maker.list_tables()
+        await maker.add_bot(table, 1, "simple")
+        await maker.join(table, 0)
+        (after,) = await maker.list_tables()
+        assert [s.kind for s in before.seats] == ["empty", "empty"]
+        assert [s.kind for s in after.seats] == ["person", "house"]
