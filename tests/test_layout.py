@@ -76,3 +76,16 @@ def test_every_subpackage_folder_is_in_the_wheel(tmp_path: Path) -> None:
             relative = source.relative_to(ROOT / package).as_posix()
             assert f"rummyhall/{package}/{relative}" in names
     assert "rummyhall/cli.py" in names and "rummyhall/py.typed" in names
+
+
+def test_test_modules_have_unique_names() -> None:
+    """The test folders are not packages (each folder's helpers import by bare name from
+    pyproject.toml's ``pythonpath`` and pytest's rootdir insertion), so two modules of one
+    name in two folders would shadow each other: every name is unique (conftest.py aside,
+    which pytest loads by path)."""
+    seen: dict[str, Path] = {}
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path.name == "conftest.py":
+            continue
+        assert path.name not in seen, f"{path} and {seen[path.name]} share a module name"
+        seen[path.name] = path
