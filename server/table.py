@@ -536,11 +536,20 @@ class Table:
         The action is journalled, then acknowledged (``accepted``: the ``ok`` of a
         client's action), then its events go to everyone (docs/protocol.md, section 7).
         """
-        assert self.game is not None
+        game = self.game
+        assert game is not None
+        move = game.move_number
         try:
-            events = self.game.apply(action)
+            events = game.apply(action)
         except RulesError as exc:
+            # Refused by its checks, which run before any change: Game.apply changed nothing
+            # (tests/rules/test_atomic_moves.py), so the refusal is all there is to do. A
+            # refusal after the move began would be a bug in the rules: the table stops.
+            if game.move_number != move:
+                raise TableBroken(f"table {self.id}: {action!r} refused half-applied") from exc
             raise TableError(exc.code, str(exc)) from None
+        except Exception as exc:  # a bug inside the rules: the game may be half-changed
+            raise TableBroken(f"table {self.id} failed applying {action!r}") from exc
         try:
             self.journal.append(action)
             if self.before_broadcast is not None:
