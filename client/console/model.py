@@ -20,26 +20,18 @@ from typing import Protocol
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from rummyhall.client.session import TableState, Update
+from rummyhall.client.wording import event_words, note_words
 from rummyhall.protocol import Chat, GameInfo, OptionInfo, TableInfo, Turn
 from rummyhall.rules import (
     Arrangement,
     Card,
-    Discarded,
-    Drew,
-    Eliminated,
     Event,
     GameOver,
     HandDealt,
     HandScored,
-    Knocked,
-    LaidOff,
-    Melded,
-    Passed,
     SeatAction,
     SeatView,
     Showdown,
-    StockRebuilt,
-    WentOut,
     best_arrangement,
     view_meld_rules,
 )
@@ -142,12 +134,9 @@ def seat_name(info: TableInfo | None, seat: int | None, me: int | None = None) -
     return f"seat {seat}"
 
 
-_SEAT_IN_NOTE = re.compile(r"\bseat (\d+)\b")
-
-
 def note_text(note: str, info: TableInfo | None) -> str:
     """A scoring note of the rules engine ("seat 1 scores 25") with the seats' names."""
-    return _SEAT_IN_NOTE.sub(lambda m: seat_name(info, int(m[1])), note)
+    return note_words(note, lambda seat: seat_name(info, seat))
 
 
 def fit(text: str, width: int) -> str:
@@ -180,47 +169,8 @@ def _value_text(value: bool | int | str) -> str:
 
 
 def event_line(event: Event, info: TableInfo | None, me: int | None) -> str:
-    """One event as a line of the log."""
-    def who(seat: int) -> str:
-        return seat_name(info, seat, me)
-
-    if isinstance(event, HandDealt):
-        return (f"hand {event.hand_no} dealt by {who(event.dealer)}; upcard "
-                f"{card_text(event.upcard)}")
-    if isinstance(event, Drew):
-        if event.source == "discard":
-            return f"{who(event.seat)} took {card_text(event.card or 0)} from the pile"
-        drawn = f" ({card_text(event.card)})" if event.card is not None else ""
-        return f"{who(event.seat)} drew from the stock{drawn}"
-    if isinstance(event, Passed):
-        return f"{who(event.seat)} passed on the upcard"
-    if isinstance(event, Discarded):
-        return f"{who(event.seat)} discarded {card_text(event.card)}"
-    if isinstance(event, Melded):
-        return f"{who(event.seat)} melded {cards_text(event.cards)} (#{event.meld})"
-    if isinstance(event, LaidOff):
-        return f"{who(event.seat)} laid off {cards_text(event.added)} on #{event.meld}"
-    if isinstance(event, StockRebuilt):
-        return f"the stock was rebuilt ({event.stock_count} cards)"
-    if isinstance(event, Knocked):
-        calls = {"knock": "knocked", "gin": "went gin", "big_gin": "went big gin",
-                 "rummy": "went rummy"}
-        card = f", discarding {card_text(event.card)}" if event.card is not None else ""
-        return f"{who(event.seat)} {calls.get(event.call, event.call)}{card}"
-    if isinstance(event, WentOut):
-        return f"{who(event.seat)} went out, discarding {card_text(event.card)}"
-    if isinstance(event, Showdown):
-        return "showdown: " + "; ".join(
-            f"{who(r.seat)} {r.points}" for r in event.reveals)
-    if isinstance(event, HandScored):
-        return f"hand {event.hand_no}: {event.outcome}, " + ", ".join(
-            f"{who(s)} +{p}" for s, p in enumerate(event.points) if p) + (
-            "" if any(event.points) else "no points")
-    if isinstance(event, Eliminated):
-        return "out of the game: " + ", ".join(who(s) for s in event.seats)
-    if isinstance(event, GameOver):
-        return "game over: " + (", ".join(who(s) for s in event.winners) or "nobody") + " won"
-    return str(event)  # type: ignore[unreachable]  # a kind this client does not know
+    """One event as a line of the log (the words of :mod:`rummyhall.client.wording`)."""
+    return event_words(event, lambda seat: seat_name(info, seat, me), card_text)
 
 
 # ---------------------------------------------------------------------- scores
