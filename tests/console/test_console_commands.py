@@ -7,7 +7,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
 
+from rummyhall.client.console.app import CommandCompleter
 from rummyhall.client.console.controller import COMMAND_HANDLERS, COMMANDS, Controller
 from rummyhall.client.console.model import ConsoleModel
 from rummyhall.rules import SeatView, new_game, seat_view
@@ -107,3 +110,30 @@ def test_an_unknown_command_or_an_empty_line() -> None:
     c.command("fly away")
     assert c.model.status_error and "unknown command 'fly'" in c.model.status
     assert not c.calls
+
+
+def completions(c: Recording, text: str) -> list[str]:
+    completer = CommandCompleter(c.model)
+    return [x.text for x in completer.get_completions(Document(text, len(text)), CompleteEvent())]
+
+
+def test_the_command_line_completes_commands_cards_tables_bots_and_games() -> None:
+    view = gin_view()
+    c = controller(view)
+    assert completions(c, "st") == ["stock", "start"]
+    hand = sorted(str(card) for card in view.hand)
+    assert sorted(completions(c, "discard ")) == hand
+    first = hand[0]
+    assert first not in completions(c, f"meld {first} ")  # a card named once
+    lobby: dict[int, Any] = {3: SimpleNamespace(game="gin", state="waiting"),
+                             12: SimpleNamespace(game="basic", state="playing")}
+    c.model.source.lobby = lobby
+    assert completions(c, "join ") == ["3", "12"]
+    assert completions(c, "watch 1") == ["12"]
+    c.model.bots = ("random", "simple", "strong")
+    assert completions(c, "bot s") == ["simple", "strong"]
+    games: tuple[Any, ...] = (SimpleNamespace(game="gin", title="Gin Rummy"),)
+    c.model.games = games
+    assert completions(c, "create g") == ["gin"]
+    assert completions(c, "set ") == []  # no form open
+    assert completions(c, "lobby ") == []
