@@ -59,22 +59,18 @@ from rummyhall.protocol import (
 from rummyhall.protocol import Error as ErrorMessage
 from rummyhall.rules import (
     Action,
-    Discard,
-    DrawDiscard,
-    DrawStock,
     Event,
     Game,
     GameOptions,
-    PassUpcard,
     Phase,
     RulesError,
     SeatAction,
-    best_discard,
     event_for,
     new_game,
     options_to_dict,
     seat_view,
 )
+from rummyhall.rules.timeout import timeout_action
 
 from .config import Settings
 from .players import Outbox, Player, Prepared
@@ -82,25 +78,6 @@ from .players import Outbox, Player, Prepared
 log = logging.getLogger("rummyhall.table")
 
 INBOX_SIZE = 512
-
-
-def timeout_action(game: Game, seat: int) -> SeatAction:
-    """What the server plays for a seat whose time ran out (docs/protocol.md, section 7).
-
-    Pass Gin's upcard; draw from the stock (the discard when the stock is empty); then
-    discard the card leaving the least deadwood, never the card just taken from the
-    discard pile while there is another (whether or not the rules would allow it). Never
-    meld, lay off, knock or go out.
-    """
-    legal = game.legal_actions()
-    for kind in (PassUpcard, DrawStock, DrawDiscard):
-        for action in legal:
-            if isinstance(action, kind):
-                return action
-    hand = game.hands[seat]
-    taken = game.taken if len(hand) > 1 else None  # (unless it is all that is left)
-    card, _ = best_discard(hand, game.meld_rules, forbidden=taken)
-    return Discard(seat, card)
 
 
 _WIRE_OF: dict[SeatAction, dict[str, Any]] = {}
