@@ -63,6 +63,9 @@ def test_the_discard_leaves_the_least_deadwood_and_never_the_card_taken() -> Non
     assert timeout_action(game, seat) == Discard(seat, parse_cards("2d")[0])
     game.taken = parse_cards("9s")[0]
     assert timeout_action(game, seat) == Discard(seat, parse_cards("Kd")[0])
+    hand[:] = parse_cards("Kd 2d")  # two cards (Basic Rummy, after melding): still not it
+    game.taken = hand[0]
+    assert timeout_action(game, seat) == Discard(seat, hand[1])
     hand[:] = parse_cards("Kd")
     game.taken = hand[0]  # the only card left: it goes
     assert timeout_action(game, seat) == Discard(seat, hand[0])
