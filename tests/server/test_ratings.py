@@ -7,6 +7,7 @@ library must give the same mu and sigma for the same games.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 
@@ -118,6 +119,14 @@ def test_a_game_of_one_seat_or_mismatched_ranks_changes_nothing() -> None:
     assert rate(lone, [1]) == lone
     pair = [Rating(), Rating(20.0, 5.0)]
     assert rate(pair, [1]) == pair
+    assert rate(pair, [1, 2, 3]) == pair
+
+
+def test_a_rating_is_an_immutable_value() -> None:
+    rating = Rating(30.0, 4.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rating.mu = 40.0  # type: ignore[misc]
+    assert {rating: 1}[Rating(30.0, 4.0)] == 1
 
 
 def test_shown_rating_is_conservative() -> None:
@@ -132,3 +141,8 @@ def test_ranks_follow_the_direction_the_winners_scored() -> None:
     assert ranks_from_result([0, 3], [20, 44, 31, 20]) == [1, 3, 2, 1]
     assert ranks_from_result([], [5, 9]) == [1, 1]
     assert ranks_from_result([1], [100, 100]) == [2, 1]            # a tie on totals
+    assert ranks_from_result([0], [100, 50, 40, 30, 20]) == [1, 2, 3, 4, 5]
+    assert ranks_from_result([4], [10, 20, 30, 40, 5]) == [2, 3, 4, 5, 1]
+    # a loser level with the winner: the winner still scored at least as much as all,
+    # so more is better
+    assert ranks_from_result([0], [50, 50, 20]) == [1, 2, 3]
