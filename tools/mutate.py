@@ -33,7 +33,8 @@ SUBPACKAGES = ("rules", "bots", "protocol", "server", "client")
 #: module -> the tests that should kill its mutants (a small, fast selection)
 TARGETS: dict[str, list[str]] = {
     "server/ratings.py": ["tests/server/test_ratings.py"],
-    "protocol/ratelimit.py": ["tests/protocol/test_protocol_ratelimit.py"],
+    "protocol/ratelimit.py": ["tests/protocol/test_protocol_ratelimit.py",
+                              "tests/protocol/test_protocol_bucket.py"],
     "rules/timeout.py": ["tests/rules/test_timeout.py"],
 }
 
@@ -79,7 +80,7 @@ def run_target(repo: Path, env: dict[str, str], module: str, tests: list[str]) -
     report = subprocess.run([str(BIN / "cr-report"), "--show-diff", "--surviving-only",
                              str(session)],
                             cwd=repo, env=env, check=True, capture_output=True, text=True)
-    print(report.stdout)
+    print(report.stdout, flush=True)
     rate = subprocess.run([str(BIN / "cr-rate"), str(session)], cwd=repo, env=env,
                           check=True, capture_output=True, text=True).stdout.strip()
     return f"{module}: {rate}% of the mutants survived ({' '.join(tests)})"

@@ -61,3 +61,16 @@ def test_a_charge_leaves_a_debt_of_at_most_burst_and_the_wait_says_how_long() ->
     assert not bucket.take(0.5)
     assert bucket.wait_ms(0.7499) == 1  # a fraction of a millisecond still waits one
     assert bucket.take(0.75)
+
+
+def test_a_new_bucket_has_refused_nothing() -> None:
+    bucket = TokenBucket(rate=1, burst=1)
+    assert bucket.refused_in_a_row == 0 and not bucket.exhausted
+    bucket.charge(2)  # owing before its first frame (a charge may come first)
+    assert not bucket.take(0.0) and bucket.refused_in_a_row == 1 and bucket.exhausted
+
+
+def test_the_wait_in_whole_milliseconds() -> None:
+    bucket = TokenBucket(rate=1, burst=2)
+    bucket.charge(3)  # 2 - 3 = -1: two tokens short of a frame, at one a second
+    assert bucket.wait_ms(0.0) == 2000
