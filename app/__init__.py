@@ -1,3 +1,5 @@
 """Rummy Hall: a LAN server for the Rummy family of card games."""
 
-__version__ = "0.1.0"
+from importlib.metadata import version
+
+__version__ = version("rummyhall")  # one source: pyproject.toml's [project] version

@@ -6,14 +6,12 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from rummyhall.client.wording import event_words, note_words
 from rummyhall.rules import (
-    Discarded,
-    Drew,
     GameOver,
     HandDealt,
     HandScored,
     Showdown,
-    Shuffle,
     format_cards,
     new_game,
     parse_options,
@@ -68,11 +66,7 @@ def replay_record(record: dict[str, Any], pause: Callable[[], bool] | None) -> i
     print("  seats: " + ", ".join(f"{i} {n}" for i, n in enumerate(names)))
     lines: list[str] = []
     for entry in record["actions"]:
-        action = action_from_json(entry)
-        events = game.apply(action)
-        if not isinstance(action, Shuffle):
-            lines.append(f"  {names[action.seat]}: {str(action).split(': ', 1)[-1]}")
-        for event in events:
+        for event in game.apply(action_from_json(entry)):
             lines += _describe(event, game, names)
             if isinstance(event, (HandScored, GameOver)):
                 print("\n".join(lines))
@@ -88,31 +82,27 @@ def replay_record(record: dict[str, Any], pause: Callable[[], bool] | None) -> i
 
 
 def _describe(event: Any, game: Any, names: list[str]) -> list[str]:
+    """The event in the words the console's log uses, and for a deal, a showdown and the
+    scores the whole picture (a replay shows every hand)."""
+    said = "  " + event_words(event, names.__getitem__)
     if isinstance(event, HandDealt):
         out = ["", f"Hand {event.hand_no}" + (f" (round {event.round})" if event.round else "")
                + f", dealer {names[event.dealer]}"]
         out += [f"  {names[i]:<20} {_hand(h)}" for i, h in enumerate(event.hands)]
-        out.append(f"  upcard {event.upcard}, stock {len(game.stock)}")
-        return out
-    if isinstance(event, Drew) and event.card is not None and event.source == "stock":
-        return [f"    (drew {event.card})"]
-    if isinstance(event, Discarded):
-        return []
+        return [*out, f"  upcard {event.upcard}, stock {len(game.stock)}"]
     if isinstance(event, Showdown):
-        out = ["  showdown:"]
+        out = [said]
         for r in event.reveals:
             melds = "  ".join(format_cards(m) for m in r.melds) or "-"
             out.append(f"    {names[r.seat]:<20} melds {melds}; deadwood "
                        f"{format_cards(r.deadwood) or '-'} ({r.points})")
         return out
     if isinstance(event, HandScored):
-        won = ", ".join(names[w] for w in event.winners) or "nobody"
-        return [f"  {event.outcome}: {won} won; points "
-                + ", ".join(f"{names[i]} {p:+d}" for i, p in enumerate(event.points))
-                + "; totals " + ", ".join(f"{names[i]} {t}" for i, t in enumerate(event.totals))]
+        notes = [f"    {note_words(n, names.__getitem__)}" for n in event.notes]
+        totals = ", ".join(f"{names[i]} {t}" for i, t in enumerate(event.totals))
+        return [said, *notes, f"  totals {totals}"]
     if isinstance(event, GameOver):
         won = ", ".join(names[w] for w in event.winners) or "nobody"
         return ["", f"Game over: {won} won; totals "
                 + ", ".join(f"{names[i]} {t}" for i, t in enumerate(event.totals))]
-    return []
-
+    return [said]

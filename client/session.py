@@ -19,11 +19,11 @@ import math
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from typing import Any
 
 import trio
 
-from rummyhall import __version__
 from rummyhall.protocol import (
     CLIENT,
     CLOSED,
@@ -75,6 +75,8 @@ from rummyhall.rules import SeatAction, SeatView
 from .model import apply_event, apply_turn
 
 log = logging.getLogger("rummyhall.client")
+# the installed distribution's version (the client layer does not import the commands' package)
+CLIENT_VERSION = version("rummyhall")
 
 UPDATE_QUEUE = 4096
 REQUEST_TIMEOUT = 30.0
@@ -192,7 +194,7 @@ class Session:
         stream = await trio.open_tcp_stream(self.host, self.port)
         conn = Connection(CLIENT)
         hello = Hello(versions=(1,), name=self.name, kind=self.kind, token=self.token,
-                      client=f"rummyhall {__version__}")
+                      client=f"rummyhall {CLIENT_VERSION}")
         try:
             await stream.send_all(conn.send(hello))
             with trio.fail_after(REQUEST_TIMEOUT):

@@ -8,7 +8,7 @@ the bytes you read, take messages out with :meth:`Connection.next_event`, and wr
     >>> client, server = Connection(CLIENT), Connection(SERVER)
     >>> server.receive_data(client.send(Hello(versions=(1,), name="ada", kind="person")))
     >>> server.next_event()
-    Hello(protocol='rummyhall', versions=(1,), name='ada', kind='person', token=None, client=None)
+    Hello(protocol='rummyhall', versions=(1,), name='ada', kind='person', client=None)
 
 :mod:`.payloads` turns the rules engine's actions, events and views into wire maps and
 back; ``conformance.json`` beside this module is the golden transcript kit for authors

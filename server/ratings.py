@@ -1,40 +1,45 @@
-"""Multiplayer ratings: the Weng-Lin Bayesian approximation with the Plackett-Luce model.
+"""Multiplayer ratings: openskill's Weng-Lin Plackett-Luce model, one rating per name and game.
 
 Every (name, game) pair has a rating: a belief ``N(mu, sigma^2)`` about the player's skill,
 starting at ``mu = 25``, ``sigma = 25/3``. After a game of any number of seats ranked
-``r_1..r_n`` (1 = best; equal ranks are ties) each seat's rating moves by (Weng and Lin,
-"A Bayesian Approximation Method for Online Ranking", 2011, Algorithm 4, Plackett-Luce):
+``r_1..r_n`` (1 = best; equal ranks are ties) each seat's rating moves by Weng and Lin's
+Bayesian approximation with the Plackett-Luce model ("A Bayesian Approximation Method for
+Online Ranking", 2011, Algorithm 4), as the openskill library implements it: every seat is
+a team of one, ``beta = sigma_0 / 2``, ``kappa = 0.0001``, and no additive dynamics
+(``tau = 0``), so a rating's sigma only shrinks as games accumulate. The stored ``mu`` and
+``sigma`` are those of the paper, the same numbers the server stored before it used the
+library.
 
-    c        = sqrt( sum_i (sigma_i^2 + beta^2) )            beta = sigma_0 / 2
-    C_q      = sum over s with r_s >= r_q of exp(mu_s / c)   (the seats not ranked above q)
-    A_q      = number of seats with r_s == r_q               (ties share the update)
-    p_{i,q}  = exp(mu_i / c) / C_q
-    Omega_i  = sigma_i^2 / c * sum over q with r_q <= r_i of ([q == i] - p_{i,q}) / A_q
-    Delta_i  = gamma_i * sigma_i^2 / c^2 * sum over q with r_q <= r_i of
-                                             p_{i,q} (1 - p_{i,q}) / A_q
-    gamma_i  = sigma_i / c
-    mu_i'    = mu_i + Omega_i
-    sigma_i' = sigma_i * sqrt( max(1 - Delta_i, kappa) )     kappa = 0.0001
-
-The rating shown is the conservative ``mu - 3 sigma`` (0 for a newcomer), rounded. It is
-the same method as the openskill library's PlackettLuce model; it is written out here so
-the server needs no dependency beyond trio, msgpack and prompt_toolkit.
+The rating shown is the conservative ``mu - 3 sigma`` (0 for a newcomer), rounded.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from openskill.models import PlackettLuce
 
 MU = 25.0
 SIGMA = MU / 3
 BETA = SIGMA / 2
 KAPPA = 0.0001
 
+# tau = 0: the paper's update as it stands. openskill's default adds tau^2 to every
+# variance before a game, which would make sigma (and so the shown rating) drift.
+_MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, kappa=KAPPA, tau=0.0)
+
 
 @dataclass(frozen=True, slots=True)
 class Rating:
+    """A belief about one player's skill in one game: ``N(mu, sigma^2)``.
+
+    >>> Rating().shown
+    0
+    >>> Rating(mu=30.0, sigma=2.0).shown
+    24
+    """
+
     mu: float = MU
     sigma: float = SIGMA
 
@@ -45,28 +50,20 @@ class Rating:
 
 
 def rate(ratings: Sequence[Rating], ranks: Sequence[int]) -> list[Rating]:
-    """The ratings after a game where seat ``i`` finished at ``ranks[i]`` (1 = best)."""
+    """The ratings after a game where seat ``i`` finished at ``ranks[i]`` (1 = best).
+
+    Fewer than two seats, or ranks that do not match the seats, change nothing.
+
+    >>> winner, loser = rate([Rating(), Rating()], [1, 2])
+    >>> winner.mu > 25 > loser.mu and winner.sigma < 25 / 3
+    True
+    """
     n = len(ratings)
     if n < 2 or len(ranks) != n:
         return list(ratings)
-    c = math.sqrt(sum(r.sigma ** 2 + BETA ** 2 for r in ratings))
-    strength = [math.exp(r.mu / c) for r in ratings]
-    below = [sum(strength[s] for s in range(n) if ranks[s] >= ranks[q]) for q in range(n)]
-    ties = [sum(1 for s in range(n) if ranks[s] == ranks[q]) for q in range(n)]
-    out = []
-    for i, r in enumerate(ratings):
-        omega = delta = 0.0
-        for q in range(n):
-            if ranks[q] > ranks[i]:
-                continue
-            p = strength[i] / below[q]
-            omega += ((1.0 if q == i else 0.0) - p) / ties[q]
-            delta += p * (1 - p) / ties[q]
-        gamma = r.sigma / c
-        mu = r.mu + r.sigma ** 2 / c * omega
-        sigma = r.sigma * math.sqrt(max(1 - gamma * r.sigma ** 2 / c ** 2 * delta, KAPPA))
-        out.append(Rating(mu, sigma))
-    return out
+    teams = [[_MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in ratings]
+    rated = _MODEL.rate(teams, ranks=[float(rank) for rank in ranks])
+    return [Rating(team[0].mu, team[0].sigma) for team in rated]
 
 
 def ranks_from_result(winners: Sequence[int], totals: Sequence[int]) -> list[int]:
@@ -76,6 +73,11 @@ def ranks_from_result(winners: Sequence[int], totals: Sequence[int]) -> list[int
     game rewards, read off the result itself: if the winners scored at least as much as
     everybody else, more is better (Gin, Basic Rummy); otherwise less is better (Three
     Thirteen, Chicago's penalty points). Equal totals tie.
+
+    >>> ranks_from_result([0], [120, 40, 80])
+    [1, 3, 2]
+    >>> ranks_from_result([2], [31, 57, 12, 57])
+    [2, 3, 1, 3]
     """
     n = len(totals)
     if not winners:

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import platformdirs
+
 from .ratings import Rating, ranks_from_result, rate
 from .tokens import digest
 
@@ -64,15 +66,12 @@ class StoreBusy(StoreError):
 
 
 def default_data_dir() -> Path:
-    """The per-user data directory (what platformdirs' user_data_dir gives, computed here)."""
-    if sys.platform == "win32":
-        base = os.environ.get("APPDATA") or str(Path.home() / "AppData" / "Roaming")
-        return Path(base) / "rummyhall"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "rummyhall"
-    xdg = os.environ.get("XDG_DATA_HOME", "")
-    return (Path(xdg) if xdg and Path(xdg).is_absolute() else
-            Path.home() / ".local" / "share") / "rummyhall"
+    """The per-user data directory: platformdirs' ``user_data_path`` for "rummyhall".
+
+    Local, not roaming, on Windows (``%LOCALAPPDATA%\\rummyhall``): a SQLite file with its
+    write-ahead log is one machine's, not something to copy between machines at logon.
+    """
+    return platformdirs.user_data_path("rummyhall", appauthor=False, roaming=False)
 
 
 def data_path(setting: str) -> str:

@@ -59,22 +59,18 @@ from rummyhall.protocol import (
 from rummyhall.protocol import Error as ErrorMessage
 from rummyhall.rules import (
     Action,
-    Discard,
-    DrawDiscard,
-    DrawStock,
     Event,
     Game,
     GameOptions,
-    PassUpcard,
     Phase,
     RulesError,
     SeatAction,
-    best_discard,
     event_for,
     new_game,
     options_to_dict,
     seat_view,
 )
+from rummyhall.rules.timeout import timeout_action
 
 from .config import Settings
 from .players import Outbox, Player, Prepared
@@ -82,25 +78,6 @@ from .players import Outbox, Player, Prepared
 log = logging.getLogger("rummyhall.table")
 
 INBOX_SIZE = 512
-
-
-def timeout_action(game: Game, seat: int) -> SeatAction:
-    """What the server plays for a seat whose time ran out (docs/protocol.md, section 7).
-
-    Pass Gin's upcard; draw from the stock (the discard when the stock is empty); then
-    discard the card leaving the least deadwood, never the card just taken from the
-    discard pile while there is another (whether or not the rules would allow it). Never
-    meld, lay off, knock or go out.
-    """
-    legal = game.legal_actions()
-    for kind in (PassUpcard, DrawStock, DrawDiscard):
-        for action in legal:
-            if isinstance(action, kind):
-                return action
-    hand = game.hands[seat]
-    taken = game.taken if len(hand) > 1 else None  # (unless it is all that is left)
-    card, _ = best_discard(hand, game.meld_rules, forbidden=taken)
-    return Discard(seat, card)
 
 
 _WIRE_OF: dict[SeatAction, dict[str, Any]] = {}
@@ -536,11 +513,20 @@ class Table:
         The action is journalled, then acknowledged (``accepted``: the ``ok`` of a
         client's action), then its events go to everyone (docs/protocol.md, section 7).
         """
-        assert self.game is not None
+        game = self.game
+        assert game is not None
+        move = game.move_number
         try:
-            events = self.game.apply(action)
+            events = game.apply(action)
         except RulesError as exc:
+            # Refused by its checks, which run before any change: Game.apply changed nothing
+            # (tests/rules/test_atomic_moves.py), so the refusal is all there is to do. A
+            # refusal after the move began would be a bug in the rules: the table stops.
+            if game.move_number != move:
+                raise TableBroken(f"table {self.id}: {action!r} refused half-applied") from exc
             raise TableError(exc.code, str(exc)) from None
+        except Exception as exc:  # a bug inside the rules: the game may be half-changed
+            raise TableBroken(f"table {self.id} failed applying {action!r}") from exc
         try:
             self.journal.append(action)
             if self.before_broadcast is not None:

@@ -7,7 +7,8 @@ layout, the key bindings, the style, then the :class:`Application`. Tests drive 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import ClassVar
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -71,36 +72,56 @@ class CommandCompleter(Completer):
         words = text.split()
         current = "" if text.endswith(" ") or not words else words[-1]
         if len(words) <= 1 and not text.endswith(" "):
-            for name, (_args, meaning) in COMMANDS.items():
-                if name.startswith(current.lower()):
-                    yield Completion(name, -len(current), display_meta=meaning)
-            return
+            return self._commands(words, current)
         command = words[0].lower()
         if command in CARD_COMMANDS:
-            named = {w.lower() for w in words[1:]}
-            for card in self.model.hand():
-                word = str(card)
-                if word.lower().startswith(current.lower()) and (
-                        word.lower() not in named or word.lower() == current.lower()):
-                    yield Completion(word, -len(current), display=card_text(card))
-        elif command in ("join", "watch", "table"):
-            for table in sorted(self.model.source.lobby):
-                if str(table).startswith(current):
-                    info = self.model.source.lobby[table]
-                    yield Completion(str(table), -len(current),
-                                     display_meta=f"{info.game} {info.state}")
-        elif command == "set" and self.model.form is not None:
-            for row in self.model.form.rows():
-                if row.startswith(current):
-                    yield Completion(row + "=", -len(current))
-        elif command == "bot":
-            for bot in self.model.bots:
-                if bot.startswith(current):
-                    yield Completion(bot, -len(current))
-        elif command == "create":
-            for game in self.model.games:
-                if game.game.startswith(current):
-                    yield Completion(game.game, -len(current), display_meta=game.title)
+            return self._cards(words, current)
+        complete = self._ARGUMENTS.get(command)
+        return complete(self, words, current) if complete is not None else ()
+
+    # what follows a command word, one completer per kind of argument (_ARGUMENTS)
+
+    def _commands(self, words: list[str], current: str) -> Iterator[Completion]:
+        for name, (_args, meaning) in COMMANDS.items():
+            if name.startswith(current.lower()):
+                yield Completion(name, -len(current), display_meta=meaning)
+
+    def _cards(self, words: list[str], current: str) -> Iterator[Completion]:
+        named = {w.lower() for w in words[1:]}
+        for card in self.model.hand():
+            word = str(card).lower()
+            if word.startswith(current.lower()) and (
+                    word not in named or word == current.lower()):
+                yield Completion(str(card), -len(current), display=card_text(card))
+
+    def _tables(self, words: list[str], current: str) -> Iterator[Completion]:
+        lobby = self.model.source.lobby
+        for table in sorted(lobby):
+            if str(table).startswith(current):
+                yield Completion(str(table), -len(current),
+                                 display_meta=f"{lobby[table].game} {lobby[table].state}")
+
+    def _fields(self, words: list[str], current: str) -> Iterator[Completion]:
+        form = self.model.form
+        for row in form.rows() if form is not None else ():
+            if row.startswith(current):
+                yield Completion(row + "=", -len(current))
+
+    def _bots(self, words: list[str], current: str) -> Iterator[Completion]:
+        for bot in self.model.bots:
+            if bot.startswith(current):
+                yield Completion(bot, -len(current))
+
+    def _games(self, words: list[str], current: str) -> Iterator[Completion]:
+        for game in self.model.games:
+            if game.game.startswith(current):
+                yield Completion(game.game, -len(current), display_meta=game.title)
+
+    _ARGUMENTS: ClassVar[dict[str, Callable[[CommandCompleter, list[str], str],
+                                            Iterable[Completion]]]] = {
+        "join": _tables, "watch": _tables, "table": _tables, "set": _fields,
+        "bot": _bots, "create": _games,
+    }
 
 
 def build_style(color: bool) -> Style:

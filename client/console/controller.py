@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from rummyhall.client.session import ClientError, RequestRefused, Session
 from rummyhall.protocol import LocalProtocolError
@@ -464,72 +465,72 @@ class Controller:
     # ------------------------------------------------------------------ the command line
 
     def command(self, line: str) -> None:
-        """Run one command line (see COMMANDS)."""
-        model = self.model
+        """Run one command line (see COMMANDS; each word's handler is in COMMAND_HANDLERS)."""
         line = line.strip()
         if not line:
             return
         word, _, rest = line.partition(" ")
         word = word.lower().lstrip(":/")
-        if word in ("say", "chat", "'"):
-            self.say(rest)
-            return
-        try:
-            args = shlex.split(rest)
-        except ValueError:
-            args = rest.split()
-        ints = [int(a) for a in args if a.isdigit()]
-        simple: dict[str, Callable[[], None]] = {
-            "stock": self.draw_stock, "draw": self.draw_stock, "pile": self.draw_pile,
-            "take": self.draw_pile, "pass": self.pass_upcard, "rummy": self.declare_rummy,
-            "biggin": self.big_gin, "start": self.start, "leave": self.leave,
-            "quit": self.quit, "exit": self.quit, "refresh": self.refresh,
-        }
-        with_cards: dict[str, Callable[[list[str]], None]] = {
-            "discard": self.discard, "meld": self.meld, "layoff": self.lay_off,
-            "knock": self.knock, "out": self.go_out,
-        }
-        if word in simple:
-            simple[word]()
-        elif word in with_cards:
-            if word == "knock" and not args and model.view and model.view.game == "gin" \
-                    and not model.chosen_cards():
-                self.big_gin()
-            else:
-                with_cards[word](args)
-        elif word in ("join", "watch"):
-            table = ints[0] if ints else self._current_table()
-            if table is None:
-                return
-            if word == "join":
-                self.join(table, ints[1] if len(ints) > 1 else None)
-            else:
-                self.watch(table)
-        elif word == "bot":
-            strategy = next((a for a in args if not a.isdigit()), None)
-            self.add_bot(ints[0] if ints else None, strategy)
-        elif word == "unbot":
-            self.remove_bot(ints[0] if ints else None)
-        elif word == "create":
-            self.open_form(args[0] if args else None)
-        elif word == "set":
-            self._set(args)
-        elif word == "lobby":
-            model.screen = "lobby"
-            self.refresh()
-        elif word == "table":
-            table = ints[0] if ints else model.table
-            if table is None or table not in self.session.tables:
-                model.say("you neither sit at nor watch that table", error=True)
-            else:
-                model.open_table(table)
-        elif word == "scores":
-            model.show_scores = not model.show_scores
-        elif word in ("help", "?"):
-            model.show_help = not model.show_help
+        handler = COMMAND_HANDLERS.get(word)
+        if handler is None:
+            self.model.say(f"unknown command {word!r}: press ? for help", error=True)
         else:
-            model.say(f"unknown command {word!r}: press ? for help", error=True)
-        model.on_change()
+            handler(self, CommandWords.of(rest))
+        self.model.on_change()
+
+    # the handlers of the command line, one per command word (COMMAND_HANDLERS)
+
+    def _cmd_say(self, words: CommandWords) -> None:
+        self.say(words.rest)
+
+    def _cmd_knock(self, words: CommandWords) -> None:
+        model = self.model
+        if not words.args and model.view and model.view.game == "gin" \
+                and not model.chosen_cards():
+            self.big_gin()  # knock with nothing chosen in Gin: the player means big gin
+        else:
+            self.knock(words.args)
+
+    def _cmd_join(self, words: CommandWords) -> None:
+        table = words.ints[0] if words.ints else self._current_table()
+        if table is not None:
+            self.join(table, words.ints[1] if len(words.ints) > 1 else None)
+
+    def _cmd_watch(self, words: CommandWords) -> None:
+        table = words.ints[0] if words.ints else self._current_table()
+        if table is not None:
+            self.watch(table)
+
+    def _cmd_bot(self, words: CommandWords) -> None:
+        strategy = next((a for a in words.args if not a.isdigit()), None)
+        self.add_bot(words.ints[0] if words.ints else None, strategy)
+
+    def _cmd_unbot(self, words: CommandWords) -> None:
+        self.remove_bot(words.ints[0] if words.ints else None)
+
+    def _cmd_create(self, words: CommandWords) -> None:
+        self.open_form(words.args[0] if words.args else None)
+
+    def _cmd_set(self, words: CommandWords) -> None:
+        self._set(words.args)
+
+    def _cmd_lobby(self, words: CommandWords) -> None:
+        self.model.screen = "lobby"
+        self.refresh()
+
+    def _cmd_table(self, words: CommandWords) -> None:
+        model = self.model
+        table = words.ints[0] if words.ints else model.table
+        if table is None or table not in self.session.tables:
+            model.say("you neither sit at nor watch that table", error=True)
+        else:
+            model.open_table(table)
+
+    def _cmd_scores(self, words: CommandWords) -> None:
+        self.model.show_scores = not self.model.show_scores
+
+    def _cmd_help(self, words: CommandWords) -> None:
+        self.model.show_help = not self.model.show_help
 
     def _set(self, args: list[str]) -> None:
         form = self.model.form
@@ -549,3 +550,60 @@ class Controller:
 
     def describe_selection(self) -> str:
         return cards_text(self.model.chosen_cards())
+
+
+@dataclass(frozen=True)
+class CommandWords:
+    """A command line's words after the command: as typed, split, and its numbers."""
+
+    rest: str
+    args: list[str]
+    ints: list[int]
+
+    @classmethod
+    def of(cls, rest: str) -> CommandWords:
+        try:
+            args = shlex.split(rest)
+        except ValueError:  # an unclosed quote: split on spaces
+            args = rest.split()
+        return cls(rest, args, [int(a) for a in args if a.isdigit()])
+
+
+Handler = Callable[[Controller, CommandWords], None]
+
+
+def _plain(name: str) -> Handler:
+    """A command that takes no words: the controller's method ``name``."""
+    return lambda controller, _: getattr(controller, name)()
+
+
+def _with_cards(name: str) -> Handler:
+    """A command whose words are cards."""
+    return lambda controller, words: getattr(controller, name)(words.args)
+
+
+def _with_words(name: str) -> Handler:
+    """A command that reads its words itself (a ``_cmd_`` method)."""
+    return lambda controller, words: getattr(controller, name)(words)
+
+
+#: command word -> handler; aliases share their command's handler. Handlers find their
+#: method by name, so that a subclass's (a test's) methods are the ones called.
+COMMAND_HANDLERS: dict[str, Handler] = {
+    "stock": _plain("draw_stock"), "draw": _plain("draw_stock"),
+    "pile": _plain("draw_pile"), "take": _plain("draw_pile"),
+    "pass": _plain("pass_upcard"), "rummy": _plain("declare_rummy"),
+    "biggin": _plain("big_gin"), "start": _plain("start"), "leave": _plain("leave"),
+    "refresh": _plain("refresh"), "quit": _plain("quit"), "exit": _plain("quit"),
+    "discard": _with_cards("discard"), "meld": _with_cards("meld"),
+    "layoff": _with_cards("lay_off"), "out": _with_cards("go_out"),
+    "knock": _with_words("_cmd_knock"),
+    "say": _with_words("_cmd_say"), "chat": _with_words("_cmd_say"),
+    "'": _with_words("_cmd_say"),
+    "join": _with_words("_cmd_join"), "watch": _with_words("_cmd_watch"),
+    "bot": _with_words("_cmd_bot"), "unbot": _with_words("_cmd_unbot"),
+    "create": _with_words("_cmd_create"), "set": _with_words("_cmd_set"),
+    "lobby": _with_words("_cmd_lobby"), "table": _with_words("_cmd_table"),
+    "scores": _with_words("_cmd_scores"), "help": _with_words("_cmd_help"),
+    "?": _with_words("_cmd_help"),
+}

@@ -20,37 +20,56 @@ from .model import ConsoleModel
 def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buffer,
                        focus_main: Callable[[], None],
                        focus_command: Callable[[str], None]) -> KeyBindings:
-    """The key bindings of the whole application."""
-    kb = KeyBindings()
-    typing = has_focus(command)
-    keys = ~typing
+    """The key bindings of the whole application: those of every screen, then each
+    screen's own (the lobby's, the create-table form's, a table's)."""
+    keys = _Keys(model, controller, command)
+    _bind_anywhere(keys, focus_main, focus_command)
+    _bind_lobby(keys)
+    _bind_form(keys)
+    _bind_table(keys)
+    return keys.kb
 
-    def screen(name: str) -> Filter:
-        return keys & Condition(lambda: model.screen == name)
 
-    lobby, form, table = screen("lobby"), screen("form"), screen("table")
-    waiting = table & Condition(lambda: model.view is None)
-    # a game over at the shown table: g starts the next one (the creator's to start)
-    over = table & Condition(lambda: model.view is not None and model.view.phase == "game_over")
+class _Keys:
+    """The bindings being built and the filters they share."""
 
-    def bind(*names: str, filter: Filter = keys) -> Callable[[Callable[[], object]], None]:
+    def __init__(self, model: ConsoleModel, controller: Controller, command: Buffer) -> None:
+        self.kb = KeyBindings()
+        self.model, self.controller, self.command = model, controller, command
+        self.typing = has_focus(command)
+        self.keys = ~self.typing
+        self.lobby, self.form, self.table = (self.screen(n) for n in ("lobby", "form", "table"))
+        self.waiting = self.table & Condition(lambda: model.view is None)
+        # a game over at the shown table: g starts the next one (the creator's to start)
+        self.over = self.table & Condition(
+            lambda: model.view is not None and model.view.phase == "game_over")
+
+    def screen(self, name: str) -> Filter:
+        return self.keys & Condition(lambda: self.model.screen == name)
+
+    def bind(self, *names: str, filter: Filter) -> Callable[[Callable[[], object]], None]:
         """Bind ``names`` to a plain function (the help closes on any key)."""
+        model = self.model
+
         def register(fn: Callable[[], object]) -> None:
-            @kb.add(*names, filter=filter)
+            @self.kb.add(*names, filter=filter)
             def _(event: KeyPressEvent) -> None:
                 model.show_help = False
                 fn()
                 model.on_change()
         return register
 
-    # ---------------------------------------------------------------- anywhere
+
+def _bind_anywhere(k: _Keys, focus_main: Callable[[], None],
+                   focus_command: Callable[[str], None]) -> None:
+    kb, model, command = k.kb, k.model, k.command
 
     @kb.add("c-q")
     @kb.add("c-c")
     def _(event: KeyPressEvent) -> None:
         event.app.exit()
 
-    @kb.add("?", filter=keys)
+    @kb.add("?", filter=k.keys)
     def _(event: KeyPressEvent) -> None:
         # the help's pages in turn (as many as the terminal's size needs), then closed
         size = event.app.output.get_size()
@@ -61,46 +80,53 @@ def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buf
         else:
             model.show_help = False
 
-    @kb.add(":", filter=keys)
+    @kb.add(":", filter=k.keys)
     def _(event: KeyPressEvent) -> None:
         focus_command("")
 
-    @kb.add("t", filter=keys)
+    @kb.add("t", filter=k.keys)
     def _(event: KeyPressEvent) -> None:
         focus_command("say ")
 
-    @kb.add("escape", filter=keys, eager=True)
+    @kb.add("escape", filter=k.keys, eager=True)
     def _(event: KeyPressEvent) -> None:
-        if model.show_help:
-            model.show_help = False
-        elif model.screen == "form":
-            model.form, model.screen = None, "lobby"
-        elif model.screen == "table" and model.show_scores:
-            model.show_scores = False
-        elif model.screen == "table" and model.selected:
-            model.selected = set()
-        model.status = ""
+        _escape(model)
 
-    @kb.add("escape", filter=typing, eager=True)
+    @kb.add("escape", filter=k.typing, eager=True)
     def _(event: KeyPressEvent) -> None:
         command.reset()
         focus_main()
 
-    @kb.add("tab", filter=typing)
+    @kb.add("tab", filter=k.typing)
     def _(event: KeyPressEvent) -> None:
         if command.complete_state:
             command.complete_next()
         else:
             command.start_completion(select_first=True)
 
-    # ---------------------------------------------------------------- lobby
+
+def _escape(model: ConsoleModel) -> None:
+    """Esc closes what is open, innermost first: the help, the form, the scores, a choice."""
+    if model.show_help:
+        model.show_help = False
+    elif model.screen == "form":
+        model.form, model.screen = None, "lobby"
+    elif model.screen == "table" and model.show_scores:
+        model.show_scores = False
+    elif model.screen == "table" and model.selected:
+        model.selected = set()
+    model.status = ""
+
+
+def _bind_lobby(k: _Keys) -> None:
+    model, controller, lobby, waiting = k.model, k.controller, k.lobby, k.waiting
 
     def lobby_move(delta: int) -> None:
         model.lobby_row += delta
         model.selected_lobby_table()
 
-    bind("up", filter=lobby)(lambda: lobby_move(-1))
-    bind("down", filter=lobby)(lambda: lobby_move(1))
+    k.bind("up", filter=lobby)(lambda: lobby_move(-1))
+    k.bind("down", filter=lobby)(lambda: lobby_move(1))
 
     def open_selected() -> None:
         info = model.selected_lobby_table()
@@ -122,21 +148,24 @@ def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buf
                 fn(info.table)
         return run
 
-    bind("enter", filter=lobby)(open_selected)
-    bind("j", filter=lobby)(with_selected(controller.join))
-    bind("w", filter=lobby)(with_selected(controller.watch))
-    bind("n", filter=lobby)(controller.open_form)
-    bind("r", filter=lobby)(controller.refresh)
-    bind("b", filter=lobby | waiting)(controller.add_bot)
-    bind("B", filter=lobby | waiting)(controller.remove_bot)
-    bind("g", filter=lobby | waiting | over)(controller.start)
+    k.bind("enter", filter=lobby)(open_selected)
+    k.bind("j", filter=lobby)(with_selected(controller.join))
+    k.bind("w", filter=lobby)(with_selected(controller.watch))
+    k.bind("n", filter=lobby)(controller.open_form)
+    k.bind("r", filter=lobby)(controller.refresh)
+    k.bind("b", filter=lobby | waiting)(controller.add_bot)
+    k.bind("B", filter=lobby | waiting)(controller.remove_bot)
+    k.bind("g", filter=lobby | waiting | k.over)(controller.start)
+
     def join_shown() -> None:
         if model.table is not None:
             controller.join(model.table)
 
-    bind("j", filter=waiting)(join_shown)
+    k.bind("j", filter=waiting)(join_shown)
 
-    # ---------------------------------------------------------------- form
+
+def _bind_form(k: _Keys) -> None:
+    model, form = k.model, k.form
 
     def form_do(fn: Callable[[], None]) -> Callable[[], None]:
         def run() -> None:
@@ -148,38 +177,34 @@ def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buf
         assert model.form is not None
         model.form.row = (model.form.row + delta) % len(model.form.rows())
 
-    bind("up", filter=form)(form_do(lambda: form_row(-1)))
-    bind("down", filter=form)(form_do(lambda: form_row(1)))
-    bind("left", filter=form)(form_do(lambda: model.form.step(-1)))  # type: ignore[union-attr]
-    bind("right", filter=form)(form_do(lambda: model.form.step(1)))  # type: ignore[union-attr]
-    bind("space", filter=form)(form_do(lambda: model.form.step(1)))  # type: ignore[union-attr]
-    bind("enter", filter=form)(controller.create)
+    k.bind("up", filter=form)(form_do(lambda: form_row(-1)))
+    k.bind("down", filter=form)(form_do(lambda: form_row(1)))
+    k.bind("left", filter=form)(form_do(lambda: model.form.step(-1)))  # type: ignore[union-attr]
+    k.bind("right", filter=form)(form_do(lambda: model.form.step(1)))  # type: ignore[union-attr]
+    k.bind("space", filter=form)(form_do(lambda: model.form.step(1)))  # type: ignore[union-attr]
+    k.bind("enter", filter=form)(k.controller.create)
 
-    # ---------------------------------------------------------------- table
 
-    bind("left", filter=table)(lambda: model.move_cursor(-1))
-    bind("right", filter=table)(lambda: model.move_cursor(1))
-    bind("home", filter=table)(model.cursor_home)
-    bind("space", filter=table)(model.toggle_selected)
-    bind("s", filter=table)(controller.draw_stock)
-    bind("p", filter=table)(controller.draw_pile)
-    bind("x", filter=table)(controller.pass_upcard)
-    bind("d", filter=table)(controller.discard)
-    bind("m", filter=table)(controller.meld)
-    bind("l", filter=table)(controller.lay_off)
-    bind("k", filter=table)(controller.knock)
-    bind("K", filter=table)(controller.big_gin)
-    bind("o", filter=table)(controller.go_out)
-    bind("r", filter=table)(controller.rummy_or_refresh)
+def _bind_table(k: _Keys) -> None:
+    model, controller, table = k.model, k.controller, k.table
+    k.bind("left", filter=table)(lambda: model.move_cursor(-1))
+    k.bind("right", filter=table)(lambda: model.move_cursor(1))
+    k.bind("home", filter=table)(model.cursor_home)
+    k.bind("space", filter=table)(model.toggle_selected)
+    for key, intent in [("s", controller.draw_stock), ("p", controller.draw_pile),
+                        ("x", controller.pass_upcard), ("d", controller.discard),
+                        ("m", controller.meld), ("l", controller.lay_off),
+                        ("k", controller.knock), ("K", controller.big_gin),
+                        ("o", controller.go_out), ("r", controller.rummy_or_refresh)]:
+        k.bind(key, filter=table)(intent)
 
     def toggle_scores() -> None:
         model.show_scores = not model.show_scores
 
-    bind("tab", filter=table)(toggle_scores)
+    k.bind("tab", filter=table)(toggle_scores)
 
     def to_lobby() -> None:
         model.screen = "lobby"
         controller.refresh()
 
-    bind("L", filter=table)(to_lobby)
-    return kb
+    k.bind("L", filter=table)(to_lobby)

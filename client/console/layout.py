@@ -25,6 +25,10 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 
+from rummyhall.client.session import TableState
+from rummyhall.protocol import TableInfo
+from rummyhall.rules import SeatView
+
 from .controller import COMMANDS
 from .model import (
     ACTION_KEYS,
@@ -284,18 +288,35 @@ def _hand(model: ConsoleModel) -> Fragments:
 
 
 def table_text(model: ConsoleModel) -> Fragments:
-    info, state = model.info, model.state
+    """The table screen: heading, opponents, the piles, the table's melds, the hand and
+    what is awaited (or the waiting screen, or the scores)."""
+    state = model.state
     if model.table is None:
         return [("", " No table.\n")]
     if state is None or state.view is None:
         return waiting_text(model)
-    view = state.view
     if model.show_scores:
         return scores_text(model)
-    out: Fragments = []
+    view = state.view
+    out = _table_heading(model, view)
+    out.extend(_opponents(model))
+    out.append(("", "\n"))
+    out.extend(_piles(state, view))
+    out.extend(_table_melds(model.info, view))
+    out.append(("", "\n"))
+    if view.seat is None:
+        out.append(("class:dim", " You are watching: hands show at the showdown.\n"))
+    else:
+        out.extend(_hand(model))
+    out.append(("", "\n"))
+    out.extend(_awaited(model, state, view))
+    return out
+
+
+def _table_heading(model: ConsoleModel, view: SeatView) -> Fragments:
     title = GAME_TITLES.get(view.game, view.game)
     where = f" hand {view.hand_no}" + (f", round {view.round}" if view.round else "")
-    out.append(("class:heading", f" {title} · table {model.table} ·{where}"))
+    out: Fragments = [("class:heading", f" {title} · table {model.table} ·{where}")]
     if view.wild_rank:
         out.append(("class:dim", f" · wild {'?A23456789TJQK'[view.wild_rank]}s"))
     if view.game == "chicago" and view.seat is not None:
@@ -303,10 +324,14 @@ def table_text(model: ConsoleModel) -> Fragments:
         if not view.active[view.seat]:
             out.append(("class:warn", " · you are out"))
     out.append(("", "\n"))
-    out.extend(_opponents(model))
-    out.append(("", "\n"))
+    return out
+
+
+def _piles(state: TableState, view: SeatView) -> Fragments:
+    """The stock's count, the discard pile's top (marked when it may be taken) and the
+    cards under it, and the card taken from it this turn."""
     pile = view.discard_pile
-    out.append(("", f" Stock {view.stock_count:>2}   Pile "))
+    out: Fragments = [("", f" Stock {view.stock_count:>2}   Pile ")]
     if pile:
         legal = legal_kinds(state)
         out.append(card_fragment(pile[-1], "class:playable" if "draw_discard" in legal else ""))
@@ -320,31 +345,37 @@ def table_text(model: ConsoleModel) -> Fragments:
         out.append(("class:dim", "   taken: "))
         out.append(card_fragment(view.taken))
     out.append(("", "\n"))
-    if view.melds:
-        out.append(("class:heading", " Table melds\n"))
-        for i, (owner, cards) in enumerate(view.melds[-8:], start=max(0, len(view.melds) - 8)):
-            out.append(("", f"  #{i:<2} {fit(seat_name(info, owner, view.seat), 8):<8} "))
-            out.extend(cards_fragments(cards))
-            out.append(("", "\n"))
-    out.append(("", "\n"))
-    if view.seat is None:
-        out.append(("class:dim", " You are watching: hands show at the showdown.\n"))
-    else:
-        out.extend(_hand(model))
-    out.append(("", "\n"))
+    return out
+
+
+def _table_melds(info: TableInfo | None, view: SeatView) -> Fragments:
+    """The melds on the table (Basic Rummy), the last eight, numbered."""
+    if not view.melds:
+        return []
+    out: Fragments = [("class:heading", " Table melds\n")]
+    for i, (owner, cards) in enumerate(view.melds[-8:], start=max(0, len(view.melds) - 8)):
+        out.append(("", f"  #{i:<2} {fit(seat_name(info, owner, view.seat), 8):<8} "))
+        out.extend(cards_fragments(cards))
+        out.append(("", "\n"))
+    return out
+
+
+def _awaited(model: ConsoleModel, state: TableState, view: SeatView) -> Fragments:
+    """What the table waits for: the game's end, our move (and its clock) or another's."""
+    info = model.info
     if view.phase == "game_over":
         winners = ", ".join(seat_name(info, s, view.seat) for s in view.winners) or "nobody"
-        out.append(("class:turn", f" Game over: {winners} won. Tab: the scores · "
-                                  "g: play again · L: lobby\n"))
-    elif state.my_turn:
-        clock = model.clock_text(model.table)
-        out.append(("class:turn", " " + turn_hint(state, state.legal)
-                    + (f"  ({clock})" if clock else "") + "\n"))
-    elif view.to_move is not None and view.phase not in ("deal",):
-        out.append(("class:dim", f" waiting for {seat_name(info, view.to_move, view.seat)}\n"))
-    elif view.phase == "deal" and view.results:
-        out.append(("class:dim", " hand over: Tab shows the scores\n"))
-    return out
+        return [("class:turn", f" Game over: {winners} won. Tab: the scores · "
+                               "g: play again · L: lobby\n")]
+    if state.my_turn:
+        clock = model.clock_text(model.table) if model.table is not None else ""
+        return [("class:turn", " " + turn_hint(state, state.legal)
+                 + (f"  ({clock})" if clock else "") + "\n")]
+    if view.to_move is not None and view.phase not in ("deal",):
+        return [("class:dim", f" waiting for {seat_name(info, view.to_move, view.seat)}\n")]
+    if view.phase == "deal" and view.results:
+        return [("class:dim", " hand over: Tab shows the scores\n")]
+    return []
 
 
 def waiting_text(model: ConsoleModel) -> Fragments:

@@ -20,26 +20,18 @@ from typing import Protocol
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from rummyhall.client.session import TableState, Update
+from rummyhall.client.wording import event_words, note_words
 from rummyhall.protocol import Chat, GameInfo, OptionInfo, TableInfo, Turn
 from rummyhall.rules import (
     Arrangement,
     Card,
-    Discarded,
-    Drew,
-    Eliminated,
     Event,
     GameOver,
     HandDealt,
     HandScored,
-    Knocked,
-    LaidOff,
-    Melded,
-    Passed,
     SeatAction,
     SeatView,
     Showdown,
-    StockRebuilt,
-    WentOut,
     best_arrangement,
     view_meld_rules,
 )
@@ -142,12 +134,9 @@ def seat_name(info: TableInfo | None, seat: int | None, me: int | None = None) -
     return f"seat {seat}"
 
 
-_SEAT_IN_NOTE = re.compile(r"\bseat (\d+)\b")
-
-
 def note_text(note: str, info: TableInfo | None) -> str:
     """A scoring note of the rules engine ("seat 1 scores 25") with the seats' names."""
-    return _SEAT_IN_NOTE.sub(lambda m: seat_name(info, int(m[1])), note)
+    return note_words(note, lambda seat: seat_name(info, seat))
 
 
 def fit(text: str, width: int) -> str:
@@ -180,47 +169,8 @@ def _value_text(value: bool | int | str) -> str:
 
 
 def event_line(event: Event, info: TableInfo | None, me: int | None) -> str:
-    """One event as a line of the log."""
-    def who(seat: int) -> str:
-        return seat_name(info, seat, me)
-
-    if isinstance(event, HandDealt):
-        return (f"hand {event.hand_no} dealt by {who(event.dealer)}; upcard "
-                f"{card_text(event.upcard)}")
-    if isinstance(event, Drew):
-        if event.source == "discard":
-            return f"{who(event.seat)} took {card_text(event.card or 0)} from the pile"
-        drawn = f" ({card_text(event.card)})" if event.card is not None else ""
-        return f"{who(event.seat)} drew from the stock{drawn}"
-    if isinstance(event, Passed):
-        return f"{who(event.seat)} passed on the upcard"
-    if isinstance(event, Discarded):
-        return f"{who(event.seat)} discarded {card_text(event.card)}"
-    if isinstance(event, Melded):
-        return f"{who(event.seat)} melded {cards_text(event.cards)} (#{event.meld})"
-    if isinstance(event, LaidOff):
-        return f"{who(event.seat)} laid off {cards_text(event.added)} on #{event.meld}"
-    if isinstance(event, StockRebuilt):
-        return f"the stock was rebuilt ({event.stock_count} cards)"
-    if isinstance(event, Knocked):
-        calls = {"knock": "knocked", "gin": "went gin", "big_gin": "went big gin",
-                 "rummy": "went rummy"}
-        card = f", discarding {card_text(event.card)}" if event.card is not None else ""
-        return f"{who(event.seat)} {calls.get(event.call, event.call)}{card}"
-    if isinstance(event, WentOut):
-        return f"{who(event.seat)} went out, discarding {card_text(event.card)}"
-    if isinstance(event, Showdown):
-        return "showdown: " + "; ".join(
-            f"{who(r.seat)} {r.points}" for r in event.reveals)
-    if isinstance(event, HandScored):
-        return f"hand {event.hand_no}: {event.outcome}, " + ", ".join(
-            f"{who(s)} +{p}" for s, p in enumerate(event.points) if p) + (
-            "" if any(event.points) else "no points")
-    if isinstance(event, Eliminated):
-        return "out of the game: " + ", ".join(who(s) for s in event.seats)
-    if isinstance(event, GameOver):
-        return "game over: " + (", ".join(who(s) for s in event.winners) or "nobody") + " won"
-    return str(event)  # type: ignore[unreachable]  # a kind this client does not know
+    """One event as a line of the log (the words of :mod:`rummyhall.client.wording`)."""
+    return event_words(event, lambda seat: seat_name(info, seat, me), card_text)
 
 
 # ---------------------------------------------------------------------- scores
@@ -615,63 +565,95 @@ class ConsoleModel:
         """Take one update of the session into the screen state.
 
         ``seconds_left`` is the time left to act, for turn and your_turn updates (the
-        session counts in trio's clock; the screen counts in ``time.monotonic``).
+        session counts in trio's clock; the screen counts in ``time.monotonic``). Each
+        kind of update has its handler in ``_UPDATE_HANDLERS``; other kinds only redraw.
         """
-        kind, table = update.kind, update.table
         deadline = time.monotonic() + seconds_left if seconds_left is not None else None
-        if kind == "connection":
-            if update.payload == "lost":
-                self.banner = "Connection lost: reconnecting…"
-            elif update.payload == "resumed":
-                self.banner = None
-                self.log.append(LogEntry("info", "reconnected"))
-                if self.status_error:
-                    self.status, self.status_error = "", False  # (an offline refusal)
-            else:
-                reason = getattr(self.source, "closed_reason", None)
-                why = f": {reason}" if reason is not None and str(reason) else ""
-                self.banner = f"Disconnected from the server{why} (press Ctrl-Q to quit)"
-                self.finished = True
-        elif kind == "chat" and isinstance(update.payload, Chat):
-            msg = update.payload
+        handler = _UPDATE_HANDLERS.get(update.kind)
+        if handler is not None:
+            handler(self, update, deadline)
+        self.on_change()
+
+    # the handlers of on_update, one per kind of update (_UPDATE_HANDLERS)
+
+    def _on_connection(self, update: Update, deadline: float | None) -> None:
+        if update.payload == "lost":
+            self.banner = "Connection lost: reconnecting…"
+        elif update.payload == "resumed":
+            self.banner = None
+            self.log.append(LogEntry("info", "reconnected"))
+            if self.status_error:
+                self.status, self.status_error = "", False  # (an offline refusal)
+        else:
+            reason = getattr(self.source, "closed_reason", None)
+            why = f": {reason}" if reason is not None and str(reason) else ""
+            self.banner = f"Disconnected from the server{why} (press Ctrl-Q to quit)"
+            self.finished = True
+
+    def _on_chat(self, update: Update, deadline: float | None) -> None:
+        msg = update.payload
+        if isinstance(msg, Chat):
             where = "" if msg.table is None else f"#{msg.table} "
             self.log.append(LogEntry("chat", f"{where}<{msg.name}> {msg.text}"))
-        elif kind == "event" and table is not None:
-            state = self.source.tables.get(table)
-            info = state.info if state is not None else None
-            me = state.seat if state is not None else None
-            event = update.payload
-            # a move of our seat that we did not send: the server's timeout action
-            prompted = self.prompted.pop(table, None)
-            timed_out = (me is not None and getattr(event, "seat", None) == me
-                         and prompted is not None and self.acted.get(table) != prompted)
-            self.log.append(LogEntry("event", (f"#{table} " if table != self.table else "")
-                                     + event_line(event, info, me)
-                                     + (" (time ran out)" if timed_out else "")))
-            if isinstance(event, (HandScored, GameOver)):
-                self.log.extend(LogEntry("event", "  " + note_text(n, info))
-                                for n in event.notes)
-                if table == self.table:
-                    self.show_scores = True
-            elif isinstance(event, Showdown):
-                self.showdowns[table] = event
-            elif isinstance(event, HandDealt) and table == self.table:
-                self.selected = set()
-                self.knock_melds = []
-            self.clocks.pop(table, None)
-        elif kind == "turn" and isinstance(update.payload, Turn) and table is not None:
-            self.clocks[table] = (update.payload.seat, deadline)
-        elif kind == "your_turn" and table is not None:
-            state = self.source.tables.get(table)
-            if state is not None and state.seat is not None:
-                self.clocks[table] = (state.seat, deadline)
-                self.prompted[table] = state.move
+
+    def _on_event(self, update: Update, deadline: float | None) -> None:
+        table = update.table
+        if table is None:
+            return
+        state = self.source.tables.get(table)
+        info = state.info if state is not None else None
+        me = state.seat if state is not None else None
+        event = update.payload
+        # a move of our seat that we did not send: the server's timeout action
+        prompted = self.prompted.pop(table, None)
+        timed_out = (me is not None and getattr(event, "seat", None) == me
+                     and prompted is not None and self.acted.get(table) != prompted)
+        self.log.append(LogEntry("event", (f"#{table} " if table != self.table else "")
+                                 + event_line(event, info, me)
+                                 + (" (time ran out)" if timed_out else "")))
+        if isinstance(event, (HandScored, GameOver)):
+            self.log.extend(LogEntry("event", "  " + note_text(n, info)) for n in event.notes)
             if table == self.table:
-                self.show_scores = False  # the keys play: the hand must be in sight
-        elif kind == "snapshot" and table is not None and self.table is None:
+                self.show_scores = True
+        elif isinstance(event, Showdown):
+            self.showdowns[table] = event
+        elif isinstance(event, HandDealt) and table == self.table:
+            self.selected = set()
+            self.knock_melds = []
+        self.clocks.pop(table, None)
+
+    def _on_turn(self, update: Update, deadline: float | None) -> None:
+        if isinstance(update.payload, Turn) and update.table is not None:
+            self.clocks[update.table] = (update.payload.seat, deadline)
+
+    def _on_your_turn(self, update: Update, deadline: float | None) -> None:
+        table = update.table
+        if table is None:
+            return
+        state = self.source.tables.get(table)
+        if state is not None and state.seat is not None:
+            self.clocks[table] = (state.seat, deadline)
+            self.prompted[table] = state.move
+        if table == self.table:
+            self.show_scores = False  # the keys play: the hand must be in sight
+
+    def _on_snapshot(self, update: Update, deadline: float | None) -> None:
+        table = update.table
+        if table is not None and self.table is None:
             state = self.source.tables.get(table)
             if state is not None and state.seat is not None:
                 self.open_table(table)  # resumed into a seat: show it
-        elif kind == "table_removed" and table == self.table and table not in self.source.tables:
+
+    def _on_table_removed(self, update: Update, deadline: float | None) -> None:
+        table = update.table
+        if table == self.table and table not in self.source.tables:
             self.screen, self.table = "lobby", None
-        self.on_change()
+
+
+#: update kind -> ConsoleModel's handler (see ConsoleModel.on_update)
+_UPDATE_HANDLERS: dict[str, Callable[[ConsoleModel, Update, float | None], None]] = {
+    "connection": ConsoleModel._on_connection, "chat": ConsoleModel._on_chat,
+    "event": ConsoleModel._on_event, "turn": ConsoleModel._on_turn,
+    "your_turn": ConsoleModel._on_your_turn, "snapshot": ConsoleModel._on_snapshot,
+    "table_removed": ConsoleModel._on_table_removed,
+}

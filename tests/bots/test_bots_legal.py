@@ -11,13 +11,12 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from game_strategies import Setup, game_setups, short_game
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from option_strategies import option_sets
 
 from rummyhall.bots import RandomBot, SimpleBot, Strategy, StrongBot, is_offered
 from rummyhall.bots.selfplay import play_game
-from rummyhall.rules import GAMES, SeatAction, SeatView, new_game
+from rummyhall.rules import SeatAction, SeatView, new_game
 
 
 class MustBeLegal:
@@ -95,25 +94,12 @@ def test_strong_bot_refuses_to_play_without_a_view() -> None:
         StrongBot().choose(None, game.legal_actions() or [])
 
 
-@st.composite
-def setups(draw: st.DrawFn) -> tuple[str, dict[str, object], int, int]:
-    game = draw(st.sampled_from(sorted(GAMES)))
-    options = draw(option_sets(game))
-    cls = GAMES[game]
-    high = 3 if options.get("deuces_arent_wild") else min(cls.max_players, 5)
-    players = draw(st.integers(cls.min_players, high))
-    if game == "basic" and not options.get("target_score") and not options.get("max_hands"):
-        options["max_hands"] = 2
-    return game, options, players, draw(st.integers(0, 2**32))
-
-
 @settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
-@given(setups())
-def test_strong_answers_legally_under_random_options(
-        setup: tuple[str, dict[str, object], int, int]) -> None:
-    game_name, options, players, seed = setup
-    game = new_game(game_name, options, players=players, first_dealer=seed % players)
+@given(game_setups())
+def test_strong_answers_legally_under_random_options(setup: Setup) -> None:
+    _, _, players, seed = setup
+    game = short_game(setup)
     bots = [MustBeLegal(StrongBot() if s % 2 == 0 else SimpleBot()) for s in range(players)]
     play_game(game, bots, random.Random(seed), max_moves=20_000, max_hands=2)
     assert bots[0].decisions

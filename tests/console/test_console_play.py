@@ -82,7 +82,9 @@ def test_a_hand_of_basic_rummy(server_port: int) -> None:
         await p.play_hand()
         view = p.model.view
         assert view is not None and view.results
-        assert note_text(view.results[0].notes[0], p.model.info) in p.screen()
+        note = note_text(view.results[0].notes[0], p.model.info)
+        # the session's state has the result before the console's log has its lines
+        await p.wait(lambda: note in p.screen(), what=f"the note {note!r} in the log")
 
     run(server_port, scenario)
 

@@ -47,22 +47,23 @@ def text_for(spec: StrT) -> st.SearchStrategy[str]:
     return strategy
 
 
+_LEAVES: dict[type, Any] = {  # the specs without inner specs: spec -> its values
+    IntT: lambda spec: st.integers(spec.lo, spec.hi),
+    BoolT: lambda spec: st.booleans(),
+    StrT: text_for,
+    EnumT: lambda spec: st.sampled_from(spec.values),
+    CardT: lambda spec: st.sampled_from(sorted(CARD_BY_TEXT)),
+    IdT: lambda spec: st.integers(0, MAX_ID) | st.text(min_size=1, max_size=64),
+    ScalarT: lambda spec: (st.booleans() | st.integers(-(2**63), 2**63 - 1)
+                           | st.text(max_size=20)),
+}
+
+
 def strategy_for(spec: Spec) -> st.SearchStrategy[Any]:
     """Values (in their Python form) that ``spec`` accepts."""
-    if isinstance(spec, IntT):
-        return st.integers(spec.lo, spec.hi)
-    if isinstance(spec, BoolT):
-        return st.booleans()
-    if isinstance(spec, StrT):
-        return text_for(spec)
-    if isinstance(spec, EnumT):
-        return st.sampled_from(spec.values)
-    if isinstance(spec, CardT):
-        return st.sampled_from(sorted(CARD_BY_TEXT))
-    if isinstance(spec, IdT):
-        return st.integers(0, MAX_ID) | st.text(min_size=1, max_size=64)
-    if isinstance(spec, ScalarT):
-        return st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=20)
+    leaf = _LEAVES.get(type(spec))
+    if leaf is not None:
+        return leaf(spec)  # type: ignore[no-any-return]
     if isinstance(spec, OptT):
         return st.none() | strategy_for(spec.inner)
     if isinstance(spec, ArrayT):

@@ -9,15 +9,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from game_strategies import Setup, game_setups, short_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Stage
-from hypothesis import strategies as st
-from option_strategies import option_sets
 
 from rummyhall.bots import RandomBot, SimpleBot
 from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.rules import (
-    GAMES,
     DeclareRummy,
     Discard,
     DrawDiscard,
@@ -34,35 +32,11 @@ from rummyhall.rules import (
     Phase,
     SeatAction,
     event_for,
-    new_game,
     seat_view,
     visible_cards,
 )
 
 MAX_MOVES = 20_000
-
-
-def game_setups() -> st.SearchStrategy[tuple[str, dict[str, object], int, int]]:
-    def for_game(game: str) -> st.SearchStrategy[tuple[str, dict[str, object], int, int]]:
-        cls = GAMES[game]
-        return st.tuples(st.just(game), option_sets(game),
-                         st.integers(cls.min_players, min(cls.max_players, 5)),
-                         st.integers(0, 2**32))
-    return st.sampled_from(sorted(GAMES)).flatmap(for_game)
-
-
-def make(game: str, options: dict[str, object], players: int, seed: int) -> Game:
-    """A new game; Basic Rummy is capped at a few hands so that the examples stay quick."""
-    options = dict(options)
-    if game == "three_thirteen" and options.get("deuces_arent_wild"):
-        players = min(players, 3)
-    if game == "basic":
-        options["max_hands"] = options.get("max_hands") or 3
-    if game == "gin":
-        options.setdefault("target_score", 30)
-    if game == "chicago":
-        options.setdefault("elimination_score", 40)
-    return new_game(game, options, players=players, first_dealer=seed % players)
 
 
 def all_cards(game: Game) -> Counter[int]:
@@ -181,10 +155,9 @@ NO_SHRINK = (Stage.explicit, Stage.reuse, Stage.generate)
           phases=NO_SHRINK)
 @given(game_setups())
 def test_random_games_keep_every_card_and_hide_what_they_must(
-        setup: tuple[str, dict[str, object], int, int]) -> None:
-    name, options, players, seed = setup
-    game = make(name, options, players, seed)
-    play(game, seed, check=True)
+        setup: Setup) -> None:
+    game = short_game(setup)
+    play(game, setup[3], check=True)
     assert game.winners, "a finished game has a winner"
     check_final_scores(game)
 
@@ -208,11 +181,10 @@ def check_final_scores(game: Game) -> None:
 @settings(max_examples=25, deadline=None, phases=NO_SHRINK)
 @given(game_setups())
 def test_replaying_the_actions_rebuilds_the_same_game(
-        setup: tuple[str, dict[str, object], int, int]) -> None:
-    name, options, players, seed = setup
-    first = make(name, options, players, seed)
-    actions = play(first, seed, check=False)
-    second = make(name, options, players, seed)
+        setup: Setup) -> None:
+    first = short_game(setup)
+    actions = play(first, setup[3], check=False)
+    second = short_game(setup)
     for action in actions:
         second.apply(action)  # type: ignore[arg-type]
     assert second.scores == first.scores and second.winners == first.winners

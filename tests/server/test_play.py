@@ -35,10 +35,11 @@ from rummyhall.protocol import (
     YourTurn,
 )
 from rummyhall.rules import Action, Discard, DrawDiscard, DrawStock, Knock, Phase, new_game
+from rummyhall.rules.timeout import timeout_action
 from rummyhall.server import Hall, Settings
 from rummyhall.server.lobby import Lobby
 from rummyhall.server.players import Player
-from rummyhall.server.table import Table, timeout_action
+from rummyhall.server.table import Table
 
 
 async def gin_table(session: Session, *, bot_seat: int = 1, **options: object) -> int:
