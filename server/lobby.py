@@ -157,7 +157,10 @@ class Lobby:
                 self._reply(player, message.id, TableError(
                     "no_history", "this server runs without its data file: no history"))
             else:
-                player.send(await self.journal.answer(message))
+                asker = player.outbox
+                reply = await self.journal.answer(message)
+                if player.outbox is asker:  # (not to a newer connection, which did not ask)
+                    player.send(reply)
         elif isinstance(message, Say):
             self._reply(player, message.id, self._say(player, message))
         elif isinstance(message, LobbyUpdates):
@@ -171,7 +174,7 @@ class Lobby:
                             TableError("no_such_table", f"there is no table {table_id}"))
             else:
                 # the session waits for the table, so replies come in the order of requests
-                command = Command(player, message, trio.Event())
+                command = Command(player, message, trio.Event(), player.outbox)
                 if not await self._to_table(table, command):
                     self._reply(player, getattr(message, "id", None),
                                 TableError("no_such_table", f"table {table_id} was removed"))

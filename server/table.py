@@ -119,6 +119,9 @@ class Command:
     player: Player | None
     message: Message | str  # a protocol message, or "connected", "disconnected", "prompt"
     done: trio.Event | None = None  # set once handled (the session waits: replies in order)
+    #: The connection that asked (its replies go there, never to a newer connection of
+    #: the same player, which did not ask); None: the player's connection now.
+    outbox: Outbox | None = None
 
 
 def _taken_in(player: Player, outbox: Outbox | None) -> bool:
@@ -206,6 +209,7 @@ class Table:
         self.closed = False
         self.failed = False  # closed by a bug (its journal is kept for a restart)
         self._answered = False  # the command being handled has had its reply
+        self._asker: Outbox | None = None  # the connection that sent that command
         #: Called with each action before its events go out (the journal, issue 5).
         self.before_broadcast: Callable[[Table, Action], Awaitable[None]] | None = None
         self.first_dealer = 0  # of the current game (its journal replays from it)
@@ -314,25 +318,26 @@ class Table:
         assert player is not None
         request_id = getattr(message, "id", None)
         self._answered = False
+        self._asker = command.outbox
         try:
             handler = self._handlers[type(message)]
             reply = await handler(self, player, message)
         except (TableError, RemoteProtocolError) as exc:
-            player.send(ErrorMessage(code=exc.code, message=exc.message, fatal=False,
-                                     id=request_id))
+            self._reply(player, ErrorMessage(code=exc.code, message=exc.message, fatal=False,
+                                             id=request_id))
             if isinstance(message, ActionMessage):
                 self._prompt_again(player)  # the legal alternatives and the current move
             return
         except TableBroken:
             if not self._answered:  # (one reply per request: after its ok, the table's
-                player.send(ErrorMessage(  # removal tells the rest)
+                self._reply(player, ErrorMessage(  # removal tells the rest)
                     code="internal_error", message="the server failed while handling "
                     "this action, and the table is stopped", fatal=False, id=request_id))
             raise  # the run loop stops the table
         except Exception:  # a bug that left the game as it was: the table goes on
             log.exception("table %s: failed to handle %r", self.id, message)
             if not self._answered:  # (one reply per request)
-                player.send(ErrorMessage(
+                self._reply(player, ErrorMessage(
                     code="internal_error", message="the server failed to handle this "
                     "request; the game did not change, and the lobby shows the table as it "
                     "now is",
@@ -340,7 +345,16 @@ class Table:
             self._changed()  # the seats may have: the lobby announces them as they are
             return
         if reply is not None:
+            self._reply(player, reply)
+
+    def _reply(self, player: Player, reply: Message) -> None:
+        """Send the reply of the command being handled to the connection that asked."""
+        asker = self._asker
+        if asker is None:
             player.send(reply)
+        elif asker is player.outbox:
+            asker.put(reply)
+        # (else that connection was replaced meanwhile: the newer one did not ask)
 
     # ------------------------------------------------------------------ lobby requests
 
@@ -720,7 +734,7 @@ class Table:
     def _answer(self, player: Player, reply: Ok) -> None:
         """Send the reply of the command being handled before its handler is done (the
         snapshot or the events follow it): from here a failure sends no second reply."""
-        player.send(reply)
+        self._reply(player, reply)
         self._answered = True
 
     _handlers: ClassVar[dict[type[Message],

@@ -10,6 +10,7 @@ from players import RawClient, wait_for
 
 from rummyhall.protocol import CreateTable, Error, Hello, Join, Ok, Ping, Pong, Watch, Welcome
 from rummyhall.server import Hall, Settings
+from rummyhall.server.table import Command
 
 
 async def welcome_of(port: int, name: str, token: str | None = None) -> tuple[RawClient, object]:
@@ -161,3 +162,33 @@ async def test_a_seat_at_a_waiting_table_is_freed_after_the_grace_period(
     await wait_for(lambda: table not in hall.lobby.tables, timeout=30)
     holder = hall.lobby.players.holder("ada")
     assert holder is not None and not hall.lobby.holds_seat_or_table(holder)
+
+
+async def test_a_reply_goes_to_the_connection_that_asked_not_to_a_newer_one(
+        hall: Hall) -> None:
+    """A request still in a table's queue when its connection is replaced (the same
+    player resumed elsewhere) is carried out, but its reply is not sent to the new
+    connection, which never asked."""
+    assert hall.port
+    ada, welcome = await welcome_of(hall.port, "ada")
+    assert isinstance(welcome, Welcome)
+    await ada.send(CreateTable(game="gin", players=2, id=1))
+    created = await ada.receive()
+    assert isinstance(created, Ok) and created.table is not None
+    player = hall.lobby.players.holder("ada")
+    assert player is not None and player.outbox is not None
+    old = player.outbox
+    again, resumed = await welcome_of(hall.port, "ada", welcome.session.token)
+    assert isinstance(resumed, Welcome) and resumed.session.resumed
+    await wait_for(lambda: player.outbox is not None and player.outbox is not old)
+    table = hall.lobby.tables[created.table]
+    command = Command(player, Join(table=created.table, seat=0, id=99), trio.Event(), old)
+    await table.inbox.send(command)
+    assert command.done is not None
+    await command.done.wait()
+    assert table.seats[0].player is player  # it was carried out
+    await again.send(Ping(id="after"))
+    while not isinstance(message := await again.receive(), Pong):
+        assert getattr(message, "id", None) != 99, message  # its reply did not come here
+    await again.aclose()
+    await ada.aclose()
