@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import socket
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
 
 from rummyhall.protocol import CLIENT, CLOSED, Connection, Hello, Message, TableRemoved, TableUpdate
+from rummyhall.server import Hall, Settings
+
+FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
+                messages_per_second=10_000, burst=10_000, log_level="warning")
+"""In-process server settings of the persistence tests (a data file is given per test)."""
+
+
+@asynccontextmanager
+async def serving(data: Path) -> AsyncIterator[Hall]:
+    """A server on ``data`` in this trio run, stopped cleanly at the end."""
+    hall = Hall(dataclasses.replace(FAST, data=str(data)))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hall.serve)
+        yield hall
+        hall.stop()
 
 
 def free_port() -> int:

@@ -4,23 +4,20 @@ no stale files; the data file's path at start; one server per file."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import shutil
 import sqlite3
 import stat
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import trio
-from persistence_helpers import Server, free_port, run_serve
+from persistence_helpers import Server, free_port, run_serve, serving
 
 from rummyhall.cli import main
 from rummyhall.client import open_session
-from rummyhall.server import Hall, Settings
 from rummyhall.server.journal import replay
 from rummyhall.server.store import (
     APPLICATION_ID,
@@ -32,18 +29,7 @@ from rummyhall.server.store import (
 )
 from rummyhall.server.tokens import digest
 
-FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
-                messages_per_second=10_000, burst=10_000, log_level="warning")
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
-
-
-@asynccontextmanager
-async def serving(data: Path) -> AsyncIterator[Hall]:
-    hall = Hall(dataclasses.replace(FAST, data=str(data)))
-    async with trio.open_nursery() as nursery:
-        await nursery.start(hall.serve)
-        yield hall
-        hall.stop()
 
 
 def _files(data: Path) -> dict[str, bytes]:

@@ -17,17 +17,15 @@ from typing import Any
 
 import pytest
 import trio
+from persistence_helpers import FAST
 
 from rummyhall.bots import make_strategy
 from rummyhall.client import open_session
 from rummyhall.client.session import Session
 from rummyhall.protocol import EventMessage, Message
-from rummyhall.server import Hall, Settings
+from rummyhall.server import Hall
 from rummyhall.server.players import Player, Prepared
 from rummyhall.server.store import Statement, Store
-
-FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
-                messages_per_second=10_000, burst=10_000, log_level="warning")
 
 
 async def _play(session: Session, table: int, done: trio.Event) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from persistence_helpers import ask
+from persistence_helpers import FAST, ask
 
 from rummyhall.cli import main
 from rummyhall.client import open_session
@@ -24,11 +24,8 @@ from rummyhall.protocol import (
     Ratings,
 )
 from rummyhall.rules import new_game
-from rummyhall.server import Hall, Settings
+from rummyhall.server import Hall
 from rummyhall.server.journal import action_from_json
-
-FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
-                messages_per_second=10_000, burst=10_000, log_level="warning")
 
 
 @asynccontextmanager

@@ -3,28 +3,23 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
+from persistence_helpers import serving
 
 from rummyhall.bots import make_strategy
 from rummyhall.client import open_session
 from rummyhall.client.session import Session
 from rummyhall.protocol import ListRatings, Ratings
-from rummyhall.server import Hall, Settings
 from rummyhall.server.ratings import Rating, ranks_from_result, rate
 from rummyhall.server.store import APPLICATION_ID, MIGRATIONS, Store
 from rummyhall.server.tokens import digest
 
-FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
-                messages_per_second=10_000, burst=10_000, log_level="warning")
 NAMES = ["ada", "Bob", "cy", "dee", "simple bot"]
 
 
@@ -140,15 +135,6 @@ def test_the_migration_rates_every_finished_game_again_by_player(store: Store) -
     assert all(r["player"] == int(r["key"].split(":")[1]) for r in rows)
     shown = [r["mu"] - 3 * r["sigma"] for r in rows]
     assert shown == sorted(shown, reverse=True)
-
-
-@asynccontextmanager
-async def serving(data: Path) -> AsyncIterator[Hall]:
-    hall = Hall(dataclasses.replace(FAST, data=str(data)))
-    async with trio.open_nursery() as nursery:
-        await nursery.start(hall.serve)
-        yield hall
-        hall.stop()
 
 
 async def _play_against_a_house_bot(session: Session) -> None:
