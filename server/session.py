@@ -354,15 +354,11 @@ class ServerSession:
             self.bucket.charge(len(data) // REPLY_BYTES_PER_TOKEN)
         return data
 
-    def _encode(self, messages: list[Message]) -> bytes:
-        """The bytes of ``messages`` that may still be sent, in one string."""
-        return b"".join(self._encode_one(m) for m in messages)
-
     async def _send_now(self, message: Message) -> bool:
         """Write a message directly (before the writer runs, or a last fatal error); say
         whether all of it went out. A write that failed or timed out may have left half a
         frame on the wire: the connection is then lost, and nothing more is written."""
-        data = self._encode([message])
+        data = self._encode_one(message)
         if not data or self._unsent or self._lost:
             return False  # a frame is half written: a last message would garble it
         try:
