@@ -8,14 +8,16 @@ import gc
 import logging
 import os
 import sys
+from functools import partial
 from types import ModuleType
 
 import trio
 
 from rummyhall import __version__
-from rummyhall.server import ConfigError, Settings, serve_until_signalled
+from rummyhall.server import ConfigError, Hall, Settings, serve_until_signalled
 from rummyhall.server.config import setting_fields
 from rummyhall.server.store import MEMORY, StoreError, data_path
+from rummyhall.server.tls import TLSSetupError
 
 from .failures import find_error
 
@@ -43,24 +45,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
     gc.freeze()
     gc.set_threshold(100_000, 50, 1000)
 
+    hall = Hall(settings)
+
     async def main() -> None:
         async def announce(port: int) -> None:
+            tls = hall.tls
             print(f"Rummy Hall {__version__} '{settings.name}' listening on "
-                  f"{settings.host}:{port}", flush=True)
-            print(f"Players connect with: rummyhall play --server <this machine's "
-                  f"address>:{port}", flush=True)
+                  f"{settings.host}:{port}" + (" (TLS)" if tls else ""), flush=True)
+            print(f"Players connect with: rummyhall play {'--tls ' if tls else ''}--server "
+                  f"<this machine's address>:{port}", flush=True)
+            if tls is not None:
+                made = "self-signed, made by this server" if tls.self_signed else "yours"
+                print(f"TLS certificate: {tls.cert} ({made})", flush=True)
+                print(f"Certificate fingerprint: {tls.shown}", flush=True)
+                print("  (players check it on first connection, or pin it with "
+                      "--fingerprint)", flush=True)
             print(f"Data file: {_data_file(settings)}", flush=True)
 
         async with trio.open_nursery() as nursery:
-            port = await nursery.start(serve_until_signalled, settings)
+            port = await nursery.start(partial(serve_until_signalled, settings, hall=hall))
             await announce(port)
 
     try:
         trio.run(main)
     except BaseException as exc:  # a nursery wraps what it raises in exception groups
-        store_error = find_error(exc, StoreError)
-        if store_error is not None:
-            print(f"rummyhall serve: {store_error}", file=sys.stderr)
+        setup_error = find_error(exc, (StoreError, TLSSetupError))
+        if setup_error is not None:
+            print(f"rummyhall serve: {setup_error}", file=sys.stderr)
             return 1
         os_error = find_error(exc, OSError)
         if os_error is None:

@@ -1,9 +1,9 @@
 """The client side: the connection library, the client's model of a table, the bot runner."""
 
 from .bot import Bot, GameResult, StrategyBot, knock_with_melds, play_table, run_bot
+from .errors import ClientError
 from .model import apply_event, apply_turn
 from .session import (
-    ClientError,
     ConnectionLost,
     RequestRefused,
     ServerClosed,
@@ -12,17 +12,23 @@ from .session import (
     Update,
     open_session,
 )
+from .trust import KnownServers, NotTLS, ServerTrust, TLSError, UntrustedServer
 
 __all__ = [
     "Bot",
     "ClientError",
     "ConnectionLost",
     "GameResult",
+    "KnownServers",
+    "NotTLS",
     "RequestRefused",
     "ServerClosed",
+    "ServerTrust",
     "Session",
     "StrategyBot",
+    "TLSError",
     "TableState",
+    "UntrustedServer",
     "Update",
     "apply_event",
     "apply_turn",

@@ -21,6 +21,7 @@ from rummyhall.protocol import DEFAULT_PORT
 from rummyhall.rules import GAMES, Event, SeatAction, SeatView
 
 from .session import RequestRefused, ServerClosed, Session, open_session
+from .trust import ServerTrust
 
 log = logging.getLogger("rummyhall.bot")
 
@@ -127,18 +128,19 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
                   options: Mapping[str, bool | int | str] | None = None,
                   house_bots: str | None = None, games: int = 1,
                   token: str | None = None,
-                  on_result: Callable[[GameResult], object] | None = None
-                  ) -> list[GameResult]:
+                  on_result: Callable[[GameResult], object] | None = None,
+                  tls: ServerTrust | None = None) -> list[GameResult]:
     """Connect and play ``games`` games; return how each ended.
 
     Without ``table``, the bot creates a table of ``game`` with ``options``, sits in seat
     0, fills the other seats with house bots of strategy ``house_bots`` (the server's
     default when None), and starts. With ``table``, it joins that table (``seat`` or the
     first free one) and plays the games its creator starts. ``on_result`` hears each
-    game's end as it comes.
+    game's end as it comes. With ``tls`` it connects over TLS and checks the server as
+    that :class:`~rummyhall.client.trust.ServerTrust` says.
     """
     async with open_session(host, port, name=name or bot.name, kind="bot",
-                            token=token) as session:
+                            token=token, tls=tls) as session:
         await session.set_lobby_updates(False)  # a bot needs its own table's updates only
         if table is None:
             seats = players or GAMES[game].min_players

@@ -72,7 +72,9 @@ from rummyhall.protocol import (
 from rummyhall.protocol.limits import MAX_LISTED_TABLES
 from rummyhall.rules import SeatAction, SeatView
 
+from .errors import ClientError as ClientError  # noqa: PLC0414 (its old home re-exports it)
 from .model import apply_event, apply_turn
+from .trust import ServerTrust, TLSError
 
 log = logging.getLogger("rummyhall.client")
 # the installed distribution's version (the client layer does not import the commands' package)
@@ -84,11 +86,7 @@ LOBBY_UPDATES = "lobby_updates"  # the welcome feature of servers that take Lobb
 #: Fatal errors after which reconnecting is pointless (any other drop is retried with the
 #: token: an idle timeout, a restart of the server...).
 FINAL_CODES = frozenset({"session_replaced", "name_taken", "bad_name", "unsupported_version",
-                         "unsupported_protocol"})
-
-
-class ClientError(Exception):
-    """The root of the client library's errors."""
+                         "unsupported_protocol", "tls_required"})
 
 
 RATE_RETRIES = 3  # a request refused as too fast is sent again this many times
@@ -162,9 +160,14 @@ class Session:
     """A connection to a server as one player. Use :func:`open_session`."""
 
     def __init__(self, host: str, port: int, name: str, *, kind: str = "person",
-                 token: str | None = None, reconnect_seconds: float = 60.0) -> None:
+                 token: str | None = None, reconnect_seconds: float = 60.0,
+                 tls: ServerTrust | None = None) -> None:
         self.host, self.port, self.name, self.kind = host, port, name, kind
         self.token = token
+        #: How the server is checked over TLS (None: plain TCP).
+        self.tls = tls
+        #: The SHA-256 fingerprint of the server's certificate, once connected over TLS.
+        self.tls_fingerprint: str | None = None
         self.reconnect_seconds = reconnect_seconds
         self.player_id: int | None = None
         self.server_name: str | None = None
@@ -175,7 +178,8 @@ class Session:
         self.lobby_updates = True
         self.connected = False
         self.closed_reason: ServerClosed | None = None
-        self._stream: trio.SocketStream | None = None
+        self._stream: trio.SocketStream | None = None  # the TCP connection
+        self._io: trio.abc.Stream | None = None  # what is read and written: it, or TLS over it
         self._conn: Connection | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
@@ -191,22 +195,25 @@ class Session:
     # ------------------------------------------------------------------ connecting
 
     async def _connect(self) -> None:
-        stream = await trio.open_tcp_stream(self.host, self.port)
+        raw = await trio.open_tcp_stream(self.host, self.port)
+        stream: trio.abc.Stream = raw
         conn = Connection(CLIENT)
         hello = Hello(versions=(1,), name=self.name, kind=self.kind, token=self.token,
                       client=f"rummyhall {CLIENT_VERSION}")
         try:
+            if self.tls is not None:
+                stream, self.tls_fingerprint = await self.tls.open(raw, self.host, self.port)
             await stream.send_all(conn.send(hello))
             with trio.fail_after(REQUEST_TIMEOUT):
                 welcome = await self._read_welcome(stream, conn)
         except BaseException:
-            await trio.aclose_forcefully(stream)
+            await trio.aclose_forcefully(raw)
             raise
         resumed = welcome.session.resumed
         if not self.lobby_updates and LOBBY_UPDATES in welcome.features:
             # each connection starts with them on (the ok has no id: nobody waits for it)
             await stream.send_all(conn.send(LobbyUpdates(on=False)))
-        self._stream, self._conn, self.welcome = stream, conn, welcome
+        self._stream, self._io, self._conn, self.welcome = raw, stream, conn, welcome
         self.player_id, self.token = welcome.session.player, welcome.session.token
         self.server_name = welcome.server
         self.connected = True
@@ -214,7 +221,7 @@ class Session:
             self.tables.clear()
         self._connected_event.set()
 
-    async def _read_welcome(self, stream: trio.SocketStream, conn: Connection) -> Welcome:
+    async def _read_welcome(self, stream: trio.abc.Stream, conn: Connection) -> Welcome:
         while True:
             event = conn.next_event()
             if isinstance(event, Welcome):
@@ -223,7 +230,7 @@ class Session:
                 raise ServerClosed(event.message, event.code)
             if event is NEED_DATA:
                 data = await stream.receive_some(65_536)
-                conn.receive_data(data)
+                conn.receive_data(bytes(data))
                 continue
             raise ServerClosed("the server closed the connection during the handshake")
 
@@ -247,7 +254,7 @@ class Session:
     def _lost(self) -> None:
         self.connected = False
         self._connected_event = trio.Event()
-        stream, self._stream = self._stream, None
+        stream, self._stream, self._io = self._stream, None, None
         if stream is not None:
             stream.socket.close()
         for pending in self._pending.values():
@@ -268,22 +275,27 @@ class Session:
                 await self._connect()
                 return True
             except ServerClosed as exc:
-                if exc.code in ("name_taken", "bad_name", "unsupported_version"):
+                if exc.code in ("name_taken", "bad_name", "unsupported_version",
+                                "tls_required"):
                     self.closed_reason = exc
                     return False
+            except TLSError as exc:  # not trusted, or no TLS there now: never retried
+                log.warning("reconnecting over TLS failed: %s", exc)
+                self.closed_reason = ServerClosed(str(exc), "tls")
+                return False
             except (OSError, trio.TooSlowError, trio.BrokenResourceError,
                     RemoteProtocolError) as exc:
                 log.debug("reconnect failed: %s", exc)
         return False
 
     async def _read_loop(self) -> None:
-        stream, conn = self._stream, self._conn
+        stream, conn = self._io, self._conn
         assert stream is not None and conn is not None
         while True:
             event = conn.next_event()
             if event is NEED_DATA:
                 data = await stream.receive_some(65_536)
-                conn.receive_data(data)
+                conn.receive_data(bytes(data))
                 continue
             if event is CLOSED or not isinstance(event, Message):
                 return
@@ -408,7 +420,7 @@ class Session:
         await self.wait_connected()
         async with self._write_lock:
             await self._pace()
-            stream, conn = self._stream, self._conn
+            stream, conn = self._io, self._conn
             if stream is None or conn is None:
                 raise ConnectionLost("not connected")
             await stream.send_all(conn.send(msg))
@@ -567,7 +579,7 @@ class Session:
     async def close(self) -> None:
         """Leave politely: ``bye``, then close."""
         self.closed_reason = self.closed_reason or ServerClosed("closed by the client")
-        stream, conn = self._stream, self._conn
+        stream, conn = self._io, self._conn
         if stream is None or conn is None:
             return
         with trio.move_on_after(1):
@@ -583,14 +595,17 @@ class Session:
 @asynccontextmanager
 async def open_session(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, name: str,
                        kind: str = "person", token: str | None = None,
-                       reconnect_seconds: float = 60.0) -> AsyncIterator[Session]:
-    """Connect and say hello; yield the :class:`Session`; say bye and close on exit.
+                       reconnect_seconds: float = 60.0,
+                       tls: ServerTrust | None = None) -> AsyncIterator[Session]:
+    """Connect (over TLS, checked as ``tls`` says, when it is given) and say hello; yield
+    the :class:`Session`; say bye and close on exit.
 
-    Raises :class:`ServerClosed` if the server refuses the hello (``name_taken``...),
-    or ``OSError`` if it cannot be reached.
+    Raises :class:`ServerClosed` if the server refuses the hello (``name_taken``,
+    ``tls_required``...), a :class:`~rummyhall.client.trust.TLSError` if TLS fails or
+    the server is not trusted, or ``OSError`` if it cannot be reached.
     """
     session = Session(host, port, name, kind=kind, token=token,
-                      reconnect_seconds=reconnect_seconds)
+                      reconnect_seconds=reconnect_seconds, tls=tls)
     await session._connect()
     async with trio.open_nursery() as nursery:
         session._nursery = nursery

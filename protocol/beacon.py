@@ -4,12 +4,14 @@ A beacon is one msgpack map, not framed (a datagram has its own length)::
 
     >>> data = encode_beacon(Beacon(name="Hall", port=7654, tables=2, players=5))
     >>> decode_beacon(data)
-    Beacon(name='Hall', port=7654, tables=2, players=5, version=1, host=None)
+    Beacon(name='Hall', port=7654, tables=2, players=5, version=1, host=None, fingerprint=None)
     >>> decode_beacon(b"not msgpack") is None
     True
 
 A listener takes the server's address from the datagram's source unless ``host`` is
-given. Anything that is not a valid beacon is ignored (``decode_beacon`` returns None).
+given. A server that serves TLS adds its certificate's ``fingerprint`` (1.2): a hint for
+the list of servers (a lock), never a proof, since anybody can send a beacon. Anything
+that is not a valid beacon is ignored (``decode_beacon`` returns None).
 Anybody on the LAN can send a beacon, so a decoded name is made safe to print: control,
 escape and other invisible characters become U+FFFD, so that no beacon can move a
 terminal's cursor or hide itself behind another server's name::
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 
 import msgpack
 
+from .fingerprints import is_fingerprint
 from .limits import PROTOCOL, VERSION
 
 MAX_BEACON = 1024
@@ -45,7 +48,8 @@ def printable(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Beacon:
-    """What a server announces: its name, TCP port, tables and players, protocol version."""
+    """What a server announces: its name, TCP port, tables and players, protocol version,
+    and, when it serves TLS, its certificate's SHA-256 fingerprint (64 hex digits)."""
 
     name: str
     port: int
@@ -53,6 +57,11 @@ class Beacon:
     players: int
     version: int = VERSION
     host: str | None = None
+    fingerprint: str | None = None
+
+    @property
+    def tls(self) -> bool:
+        return self.fingerprint is not None
 
 
 def encode_beacon(beacon: Beacon) -> bytes:
@@ -62,6 +71,8 @@ def encode_beacon(beacon: Beacon) -> bytes:
             "players": beacon.players}
     if beacon.host is not None:
         body["host"] = beacon.host
+    if beacon.fingerprint is not None:
+        body["fingerprint"] = beacon.fingerprint
     data: bytes = msgpack.packb(body)
     return data
 
@@ -81,6 +92,7 @@ def decode_beacon(data: bytes) -> Beacon | None:
     name, port = body.get("name"), body.get("port")
     tables, players = body.get("tables", 0), body.get("players", 0)
     version, host = body.get("version"), body.get("host")
+    fingerprint = body.get("fingerprint")
     if not isinstance(name, str) or type(port) is not int or type(version) is not int \
             or type(tables) is not int or type(players) is not int:
         return None
@@ -88,5 +100,9 @@ def decode_beacon(data: bytes) -> Beacon | None:
         return None
     if host is not None and not (isinstance(host, str) and _HOST.fullmatch(host)):
         return None
+    if fingerprint is not None and not (isinstance(fingerprint, str)
+                                        and is_fingerprint(fingerprint)):
+        return None
     return Beacon(name=printable(name[:MAX_BEACON_NAME]), port=port, tables=tables,
-                  players=players, version=version, host=host)
+                  players=players, version=version, host=host,
+                  fingerprint=fingerprint)

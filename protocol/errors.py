@@ -52,6 +52,8 @@ _CONNECTION = _codes(
                          "seat or a table (section 4); or, sent to a connection that took "
                          "a free name, its owner came back with its token"),
     ("handshake_timeout", True, "no hello arrived within handshake_seconds"),
+    ("tls_required", True, "the server serves TLS only and the client spoke plain TCP "
+                           "(sent in plain, then the server closes; section 1)"),
     ("idle_timeout", True, "no whole frame arrived from the client within idle_seconds"),
     ("frame_timeout", True, "a frame began to arrive and did not end within frame_seconds"),
     ("rate_limited", False, "the frame arrived with the rate bucket empty and was ignored; "

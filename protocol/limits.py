@@ -12,10 +12,10 @@ from typing import Final
 PROTOCOL: Final = "rummyhall"
 VERSION: Final = 1
 VERSIONS: Final = (1,)
-MINOR: Final = 1
-"""The minor version of :data:`VERSION` this implementation speaks: 1.1. A minor version
-only adds (optional fields, message types, kinds, codes); docs/protocol.md section 13
-lists what each one added."""
+MINOR: Final = 2
+"""The minor version of :data:`VERSION` this implementation speaks: 1.2. A minor version
+only adds (optional fields, message types, kinds, codes); docs/protocol.md sections 13 and 14
+list what each one added."""
 DEFAULT_PORT: Final = 7654
 
 # ---------------------------------------------------------------- frame rules

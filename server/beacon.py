@@ -27,7 +27,8 @@ async def run_beacon(hall: Hall) -> None:
         while True:
             assert hall.port is not None
             beacon = Beacon(name=s.name, port=hall.port, tables=len(hall.lobby.tables),
-                            players=sum(1 for _ in hall.lobby.players.connected()), host=host)
+                            players=sum(1 for _ in hall.lobby.players.connected()), host=host,
+                            fingerprint=hall.tls.fingerprint if hall.tls is not None else None)
             try:
                 await sock.sendto(encode_beacon(beacon), (s.beacon_address, s.beacon_port))
             except OSError as exc:  # no network yet, no broadcast route: try again later

@@ -52,6 +52,12 @@ class Settings:
     beacon_port: int = _s(DEFAULT_PORT, "UDP port of the LAN beacon", low=1, high=65_535)
     beacon_address: str = _s("255.255.255.255", "where the beacon is sent")
     beacon_seconds: float = _s(2.0, "seconds between two beacons", low=0.1, high=3600)
+    tls: bool = _s(False, "serve TLS instead of plain TCP (docs/server.md, \"Serving over "
+                          "TLS\"); without tls_cert and tls_key, with a self-signed "
+                          "certificate made once in the data directory")
+    tls_cert: str = _s("", "the certificate (PEM, the chain after it) to serve TLS with "
+                           "(empty: the self-signed one)")
+    tls_key: str = _s("", "the private key (PEM, unencrypted) of tls_cert")
     max_connections: int = _s(1024, "connections held at once", low=1, high=100_000)
     max_per_address: int = _s(64, "connections from one address", low=1, high=100_000)
     max_tables: int = _s(256, "tables at once", low=1,

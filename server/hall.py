@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import signal
 from collections import Counter
+from pathlib import Path
 
 import trio
 
@@ -23,7 +24,16 @@ from .flusher import Flusher
 from .journal import Journal
 from .lobby import Lobby
 from .players import OutputBudget, Player
-from .session import ServerSession, fatal
+from .session import LINGER_BYTES, LINGER_SECONDS, ServerSession, fatal
+from .store import MEMORY, data_path, default_data_dir
+from .tls import (
+    TLS_RECORD_HANDSHAKE,
+    LingeringTransport,
+    ServerTLS,
+    first_byte,
+    load_server_tls,
+    wrap_server_stream,
+)
 
 log = logging.getLogger("rummyhall.server")
 
@@ -42,6 +52,9 @@ class Hall:
         self.sessions: set[ServerSession] = set()
         self._by_player: dict[int, ServerSession] = {}
         self._per_address: Counter[str] = Counter()
+        self._opening = 0  # connections admitted whose TLS handshake is under way
+        #: The certificate TLS is served with (None: plain TCP), loaded by :meth:`serve`.
+        self.tls: ServerTLS | None = None
         self.refused: Counter[str] = Counter()  # connections refused at once, by code
         self.closed: Counter[str] = Counter()  # sessions the server closed, by code
         self.port: int | None = None
@@ -129,8 +142,10 @@ class Hall:
         """Listen and serve until :meth:`stop` (a clean shutdown) or cancellation (abrupt);
         ``task_status.started(port)`` once listening."""
         s = self.settings
-        # The data file first: a file that cannot be used stops the server before it
-        # listens (StoreError, with the reason).
+        # The certificate and the data file first: either, unusable, stops the server
+        # before it listens (TLSSetupError, StoreError, with the reason).
+        if s.tls:
+            self.tls = load_server_tls(s.tls_cert, s.tls_key, tls_directory(s))
         journal = await Journal.open(s) if s.journal else None
         try:
             async with trio.open_nursery() as nursery:
@@ -206,40 +221,99 @@ class Hall:
                 swept = now
                 self.lobby.forget_stale(now)
 
-    async def _handle(self, stream: trio.SocketStream) -> None:
+    async def _handle(self, raw: trio.SocketStream) -> None:
         s = self.settings
         try:
-            address = str(stream.socket.getpeername()[0])
+            address = str(raw.socket.getpeername()[0])
         except OSError:
-            await stream.aclose()
+            await raw.aclose()
             return
-        session = ServerSession(self, stream, address)
-        if self.closing:
-            refusal = fatal("server_shutdown", "the server is shutting down")
-        elif len(self.sessions) >= s.max_connections:
-            refusal = fatal("server_full", f"the server holds {len(self.sessions)} connections")
-        elif self._per_address[address] >= s.max_per_address:
-            refusal = fatal("too_many_connections", f"{address} has "
-                                                    f"{self._per_address[address]} connections")
-        else:
-            refusal = None
-        if refusal is not None:
-            with trio.move_on_after(1):
-                await session._send_now(refusal)
-            self.refused[refusal.code] += 1
-            await session.close_politely()  # (the refusal is read, not lost to a reset)
-            return
-        self.sessions.add(session)
-        self._per_address[address] += 1
+        refusal = self._refusal(address)
+        if refusal is None:  # counted from here: a TLS handshake holds a connection too
+            self._per_address[address] += 1
+            self._opening += 1
+        opening = refusal is None
         try:
-            await session.run()
-        except Exception:  # a bug in one session must not take the server down
-            log.exception("%s: session failed", address)
+            stream: trio.SocketStream | trio.SSLStream[LingeringTransport] = raw
+            if self.tls is not None:
+                # a refused client gets its refusal over TLS, but only a second to get there
+                opened = await self._open_tls(raw, address,
+                                              1.0 if refusal else s.handshake_seconds)
+                if opened is None:
+                    return
+                stream = opened
+            session = ServerSession(self, stream, address)
+            if refusal is not None:
+                with trio.move_on_after(1):
+                    await session._send_now(refusal)
+                self.refused[refusal.code] += 1
+                await session.close_politely()  # (the refusal is read, not lost to a reset)
+                return
+            self.sessions.add(session)
+            self._opening -= 1
+            opening = False
+            try:
+                await session.run()
+            except Exception:  # a bug in one session must not take the server down
+                log.exception("%s: session failed", address)
+            finally:
+                self.sessions.discard(session)
         finally:
-            self.sessions.discard(session)
-            self._per_address[address] -= 1
-            if not self._per_address[address]:
-                del self._per_address[address]
+            if opening:
+                self._opening -= 1
+            if refusal is None:
+                self._per_address[address] -= 1
+                if not self._per_address[address]:
+                    del self._per_address[address]
+
+    def _refusal(self, address: str) -> ErrorMessage | None:
+        """The error that refuses a new connection from ``address`` at once, or None."""
+        s = self.settings
+        held = len(self.sessions) + self._opening
+        if self.closing:
+            return fatal("server_shutdown", "the server is shutting down")
+        if held >= s.max_connections:
+            return fatal("server_full", f"the server holds {held} connections")
+        if self._per_address[address] >= s.max_per_address:
+            return fatal("too_many_connections", f"{address} has "
+                                                 f"{self._per_address[address]} connections")
+        return None
+
+    async def _open_tls(self, raw: trio.SocketStream, address: str, seconds: float
+                        ) -> trio.SSLStream[LingeringTransport] | None:
+        """The TLS stream of a new connection once its handshake is done, within
+        ``seconds``; or None once a plain client was told ``tls_required`` (or a
+        client that said nothing ``handshake_timeout``), or a handshake failed."""
+        assert self.tls is not None
+        with trio.move_on_after(seconds) as waited:
+            first = await first_byte(raw)
+        if waited.cancelled_caught or (first is not None and first != TLS_RECORD_HANDSHAKE):
+            # (a client that says nothing is answered as a plain server would)
+            error = fatal("handshake_timeout", f"no hello within {seconds:g} s") \
+                if waited.cancelled_caught else \
+                fatal("tls_required", "this server speaks TLS only: connect with TLS "
+                                      "(rummyhall play --tls)")
+            plain = ServerSession(self, raw, address)
+            with trio.move_on_after(1):
+                await plain._send_now(error)
+            self.refused[error.code] += 1
+            await plain.close_politely()
+            return None
+        if first is None:  # it closed before saying anything
+            await raw.aclose()
+            return None
+        stream = wrap_server_stream(raw, self.tls, linger=LINGER_SECONDS, most=LINGER_BYTES)
+        with trio.move_on_after(seconds) as handshaking:
+            try:
+                await stream.do_handshake()
+                return stream
+            except trio.BrokenResourceError as exc:  # not TLS after all, a client that
+                # refused our certificate, no version or cipher in common...
+                log.info("%s: TLS handshake failed: %s", address, exc.__cause__ or exc)
+        code = "tls_handshake_timeout" if handshaking.cancelled_caught else "tls_handshake"
+        self.refused[code] += 1
+        await trio.aclose_forcefully(raw)
+        return None
 
     async def _shutdown(self, listeners: list[trio.SocketListener]) -> None:
         """No new connections; every client is told; the tables stop."""
@@ -255,11 +329,19 @@ class Hall:
         await self.lobby.shutdown()
 
 
+def tls_directory(settings: Settings) -> Path:
+    """Where the self-signed certificate lives: beside the data file (the per-user data
+    directory for a server that keeps its data in memory only)."""
+    path = data_path(settings.data)
+    return default_data_dir() if path == MEMORY else Path(path).resolve().parent
+
+
 async def serve_until_signalled(settings: Settings,
-                                task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
-                                ) -> None:
-    """Run a :class:`Hall` until SIGINT or SIGTERM, then shut it down cleanly."""
-    hall = Hall(settings)
+                                task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+                                *, hall: Hall | None = None) -> None:
+    """Run a :class:`Hall` (``hall``, or a new one) until SIGINT or SIGTERM, then shut it
+    down cleanly."""
+    hall = hall or Hall(settings)
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(hall.serve)

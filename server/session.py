@@ -5,12 +5,15 @@ and hands each message to the lobby. What the server says to the client is queue
 connection's bounded :class:`~rummyhall.server.players.Outbox` and written by the hall's
 :class:`~rummyhall.server.flusher.Flusher` without waiting (a non-blocking system call);
 the session's writer task only waits when the socket's buffer is full, and closes the
-connection when it stays full past the send timeout. Limits are enforced here: the
+connection when it stays full past the send timeout. Over TLS (:mod:`.tls`) the bytes
+must be encrypted by the TLS stream, which only has an async ``send_all``: the flusher
+hands each write to the writer task instead, bounded the same way. Limits are enforced here: the
 handshake and idle timeouts, the rate bucket, the time one write may take.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import socket
@@ -43,6 +46,7 @@ from rummyhall.protocol import Error as ErrorMessage
 from rummyhall.protocol.limits import MINOR
 
 from .players import Outbox, Outgoing, Player, Prepared
+from .tls import LingeringTransport
 
 if TYPE_CHECKING:
     from .hall import Hall
@@ -66,10 +70,14 @@ def fatal(code: str, message: str) -> ErrorMessage:
 class ServerSession:
     """Serve one accepted connection until it ends."""
 
-    def __init__(self, hall: Hall, stream: trio.SocketStream, address: str) -> None:
+    def __init__(self, hall: Hall,
+                 stream: trio.SocketStream | trio.SSLStream[LingeringTransport],
+                 address: str) -> None:
         self.hall = hall
         self.stream = stream
-        self._socket = stream.socket
+        self._tls = isinstance(stream, trio.SSLStream)
+        self._socket = (stream.transport_stream.stream if isinstance(stream, trio.SSLStream)
+                        else stream).socket
         # The same socket as a standard one, for the writes that never wait (made by run,
         # which detaches it at the end: it must never close the stream's descriptor)
         self._raw: socket.socket
@@ -279,7 +287,12 @@ class ServerSession:
         self._wake_writer.set()
 
     def _write_now(self, data: bytes | memoryview) -> None:
-        """One non-blocking write; what the socket does not take waits in ``_unsent``."""
+        """One non-blocking write; what the socket does not take waits in ``_unsent``.
+        (Over TLS all of it waits there, for the writer task.)"""
+        if self._tls:
+            self._unsent = data
+            self._wake_writer.set()
+            return
         try:
             sent = self._raw.send(data)
         except BlockingIOError:
@@ -304,6 +317,14 @@ class ServerSession:
         timeout = self.hall.settings.send_timeout
         try:
             while not self._lost:
+                if self._unsent and self._tls:
+                    data = self._unsent  # (kept there meanwhile: it keeps the flusher off)
+                    with trio.fail_after(timeout):
+                        await self.stream.send_all(data)
+                    if not self._lost:  # (lost meanwhile: the outbox is released)
+                        outbox.written(len(data))
+                        self._unsent = b""
+                    continue
                 if self._unsent:
                     with trio.fail_after(timeout):
                         await trio.lowlevel.wait_writable(self._socket)
@@ -316,7 +337,7 @@ class ServerSession:
                     return
                 await self._wake_writer.wait()
                 self._wake_writer = trio.Event()
-        except (trio.ClosedResourceError, trio.TooSlowError):
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
             self._lose()
         finally:
             written.set()
@@ -419,7 +440,16 @@ class ServerSession:
         writing first, then what the client still sends is read and dropped (for at most
         :data:`LINGER_SECONDS` and :data:`LINGER_BYTES`). Closing a socket with bytes
         unread makes the kernel answer with a reset, which can destroy the last error
-        on its way to the client."""
+        on its way to the client. (A TLS stream sends its close_notify first; its
+        transport, a :class:`~.tls.LingeringTransport`, does the rest.)"""
+        if isinstance(self.stream, trio.SSLStream):
+            if not self._lost:
+                with trio.move_on_after(LINGER_SECONDS + 1):
+                    with contextlib.suppress(trio.BrokenResourceError,
+                                             trio.ClosedResourceError, OSError):
+                        await self.stream.aclose()
+            await trio.aclose_forcefully(self.stream.transport_stream.stream)
+            return
         with trio.move_on_after(LINGER_SECONDS):
             try:
                 if not self._lost:
