@@ -35,6 +35,7 @@ from rummyhall.bots.arena import (
 from rummyhall.rules import GAMES, new_game
 
 from .arena_net import parse_server, run_over_server
+from .tlsflags import add_tls_arguments, trust_from_args
 
 #: The columns of ``--csv`` (and of each entry of the JSON file's ``"strategies"``).
 CSV_COLUMNS = ("strategy", "games", "wins", "win_rate", "win_rate_low", "win_rate_high",
@@ -319,6 +320,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="play every game over this server, each seat a network bot "
                              "client (the server's shuffles: duplicate deals only when it "
                              "runs with --seed)")
+    add_tls_arguments(parser)  # (for --server)
 
 
 # The configuration the worker processes of run_parallel play (inherited by fork: the
@@ -390,7 +392,7 @@ def run(args: argparse.Namespace,
     try:
         if args.server:
             host, port = args.server
-            run_over_server(config, host, port, done)
+            run_over_server(config, host, port, done, tls=trust_from_args(args))
         elif args.jobs > 1:
             run_parallel(config, args.jobs, done)
         else:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import trio
 
 from rummyhall.bots.arena import ArenaConfig, GameOutcome, schedule, stream
-from rummyhall.client import StrategyBot, open_session, play_table
+from rummyhall.client import ServerTrust, StrategyBot, open_session, play_table
 from rummyhall.client.bot import GameResult
 from rummyhall.protocol import DEFAULT_PORT
 
@@ -33,7 +33,8 @@ def parse_server(text: str) -> tuple[str, int]:
 
 
 async def play_over_server(config: ArenaConfig, host: str, port: int, *, deal_set: int,
-                           rotation: int, tag: str) -> GameOutcome:
+                           rotation: int, tag: str, tls: ServerTrust | None = None
+                           ) -> GameOutcome:
     """Play one scheduled game on the server; errors become part of the outcome."""
     lineup = config.lineup(rotation)
     base = GameOutcome(deal_set, rotation, lineup, 0)
@@ -47,7 +48,7 @@ async def play_over_server(config: ArenaConfig, host: str, port: int, *, deal_se
         bot = StrategyBot(entrant.factory(stream(config.seed, deal_set, rotation, "seat",
                                                  index)))
         name = f"{tag}{deal_set}.{rotation}.{index}"
-        async with open_session(host, port, name=name, kind="bot") as session:
+        async with open_session(host, port, name=name, kind="bot", tls=tls) as session:
             if index == 0:
                 table = await session.create_table(config.game, config.seats,
                                                    dict(config.options))  # type: ignore[arg-type]
@@ -88,7 +89,8 @@ async def play_over_server(config: ArenaConfig, host: str, port: int, *, deal_se
 
 
 def run_over_server(config: ArenaConfig, host: str, port: int,
-                    on_game: Callable[[GameOutcome], None]) -> list[GameOutcome]:
+                    on_game: Callable[[GameOutcome], None], *,
+                    tls: ServerTrust | None = None) -> list[GameOutcome]:
     """Play the whole schedule over the server, one game at a time."""
     tag = f"arena{random.randrange(10**6)}-"
 
@@ -96,7 +98,7 @@ def run_over_server(config: ArenaConfig, host: str, port: int,
         outcomes = []
         for deal_set, rotation in schedule(config):
             outcome = await play_over_server(config, host, port, deal_set=deal_set,
-                                             rotation=rotation, tag=tag)
+                                             rotation=rotation, tag=tag, tls=tls)
             outcomes.append(outcome)
             on_game(outcome)
         return outcomes

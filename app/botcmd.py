@@ -16,6 +16,7 @@ from rummyhall.rules import GAMES
 from .arena import ArenaUsageError, load_strategy_class, positive_int
 from .arena_net import parse_server
 from .failures import find_error
+from .tlsflags import add_tls_arguments, trust_from_args
 
 
 def make_bot(args: argparse.Namespace) -> Bot:
@@ -44,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=positive_int, default=1,
                         help="games to play (default 1)")
     parser.add_argument("--seed", type=int, help="seed of the bot's own chance, if any")
+    add_tls_arguments(parser)
 
 
 def cmd_bot(args: argparse.Namespace, options: dict[str, object]) -> int:
@@ -66,7 +68,8 @@ def cmd_bot(args: argparse.Namespace, options: dict[str, object]) -> int:
         results = trio.run(lambda: run_bot(
             bot, host, port, name=args.name, table=args.table, seat=args.seat,
             game=args.game, players=args.players, options=options,  # type: ignore[arg-type]
-            house_bots=args.house_bots, games=args.games, on_result=report))
+            house_bots=args.house_bots, games=args.games, on_result=report,
+            tls=trust_from_args(args)))
     except BaseException as exc:  # (a refusal comes inside the session's exception groups)
         refused = find_error(exc, (ClientError, OSError))
         if refused is None:

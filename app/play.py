@@ -9,10 +9,16 @@ import sys
 
 import trio
 
-from rummyhall.client import ServerClosed
+from rummyhall.client import ServerClosed, ServerTrust, TLSError
 from rummyhall.client.console import ConsoleOptions, Profile, run_console
 from rummyhall.client.discovery import FoundServer, discover
+from rummyhall.client.trust import server_key
 from rummyhall.protocol import DEFAULT_PORT
+from rummyhall.protocol.fingerprints import format_fingerprint
+
+from .tlsflags import add_tls_arguments, trust_from_args
+
+LOCK = "\N{LOCK}"  # a server that serves TLS, in the list of those found
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no colours (suits and highlights stay readable)")
     parser.add_argument("--discover-seconds", type=float, default=2.5,
                         help="how long to listen for servers on the LAN (2.5)")
+    add_tls_arguments(parser)
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -36,8 +43,9 @@ def parse_address(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def choose_server(profile: Profile, seconds: float) -> str | None:
-    """List the servers heard on the LAN and the remembered ones; ask for one."""
+def choose_server(profile: Profile, seconds: float) -> tuple[str, bool] | None:
+    """List the servers heard on the LAN and the remembered ones; ask for one. The
+    address chosen, and whether its beacon says it serves TLS."""
     print(f"Looking for Rummy Hall servers on the LAN ({seconds:g} s)…")
     try:
         found: list[FoundServer] = trio.run(discover, seconds)
@@ -45,8 +53,12 @@ def choose_server(profile: Profile, seconds: float) -> str | None:
         print(f"  (cannot listen for beacons: {exc})")
         found = []
     choices = [f.address for f in found]
+    tls = {f.address for f in found if f.tls}
     for i, f in enumerate(found, 1):
-        print(f"  {i}. {f.name} at {f.address}: {f.tables} tables, {f.players} players")
+        lock = f" {LOCK} TLS" if f.tls else ""
+        print(f"  {i}. {f.name} at {f.address}{lock}: {f.tables} tables, {f.players} players")
+        if f.fingerprint is not None:
+            print(f"       certificate SHA-256 {format_fingerprint(f.fingerprint)}")
     for address in profile.servers:
         if address not in choices:
             choices.append(address)
@@ -60,10 +72,12 @@ def choose_server(profile: Profile, seconds: float) -> str | None:
     except EOFError:
         return None
     if not answer:
-        return default
-    if answer.isdigit() and 1 <= int(answer) <= len(choices):
-        return choices[int(answer) - 1]
-    return answer
+        chosen = default
+    elif answer.isdigit() and 1 <= int(answer) <= len(choices):
+        chosen = choices[int(answer) - 1]
+    else:
+        chosen = answer
+    return chosen, chosen in tls
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -72,15 +86,31 @@ def cmd_play(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     profile = Profile.load()
-    address = args.server or choose_server(profile, args.discover_seconds)
+    trust = trust_from_args(args)
+    address = args.server
     if address is None:
-        return 1
+        chosen = choose_server(profile, args.discover_seconds)
+        if chosen is None:
+            return 1
+        address, beacon_tls = chosen
+        if beacon_tls and trust is None:  # its beacon says TLS: checked on first use
+            trust = ServerTrust()
     try:
         host, port = parse_address(address)
     except ValueError as exc:
         print(f"rummyhall play: {exc}", file=sys.stderr)
         return 2
     server = f"{host}:{port}"
+    if trust is not None and trust.mode == "first use":
+        try:
+            first = trust.store.get(server_key(host, port)) is None
+        except TLSError as exc:
+            print(f"rummyhall play: {exc}", file=sys.stderr)
+            return 1
+        if first:
+            print(f"First TLS connection to {server}: its certificate will be remembered "
+                  "and must not change (trust on first use). To check it first, ask its "
+                  "operator for the fingerprint and use --fingerprint.")
     name = args.name or profile.name_for(server)
     if not name:
         default = getpass.getuser()
@@ -90,11 +120,15 @@ def cmd_play(args: argparse.Namespace) -> int:
             return 1
     options = ConsoleOptions(host, port, name, token=profile.token_for(server, name),
                              color=not args.no_color,
-                             on_token=lambda token: profile.remember(server, name, token))
+                             on_token=lambda token: profile.remember(server, name, token),
+                             tls=trust)
     try:
         asyncio.run(run_console(options))
     except ServerClosed as exc:
         print(f"rummyhall play: the server refused: {exc}", file=sys.stderr)
+        return 1
+    except TLSError as exc:
+        print(f"rummyhall play: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"rummyhall play: cannot reach {server}: {exc}", file=sys.stderr)

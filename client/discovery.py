@@ -29,10 +29,17 @@ class FoundServer:
     tables: int
     players: int
     version: int
+    #: The SHA-256 of its TLS certificate when it serves TLS (None: plain TCP). A hint for
+    #: the list, not a proof: anybody can send a beacon, so the connection checks again.
+    fingerprint: str | None = None
 
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def tls(self) -> bool:
+        return self.fingerprint is not None
 
 
 class Heard:
@@ -49,7 +56,8 @@ class Heard:
         key = (host, beacon.port)
         self._servers.pop(key, None)  # (re-inserted: the dict stays oldest-heard first)
         self._servers[key] = (FoundServer(beacon.name, host, beacon.port, beacon.tables,
-                                          beacon.players, beacon.version), now)
+                                          beacon.players, beacon.version,
+                                          beacon.fingerprint), now)
         while len(self._servers) > self.most:
             del self._servers[next(iter(self._servers))]
 

@@ -23,6 +23,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from rummyhall.client.session import ClientError, Session, open_session
+from rummyhall.client.trust import ServerTrust
 
 from .app import build_app
 from .controller import Controller
@@ -43,6 +44,8 @@ class ConsoleOptions:
     reconnect_seconds: float = 60.0
     #: Called with the session's token after the connection and every reconnection.
     on_token: Callable[[str], None] | None = None
+    #: Over TLS, how the server is checked (None: plain TCP).
+    tls: ServerTrust | None = None
 
 
 @dataclass
@@ -104,7 +107,8 @@ async def run_console(options: ConsoleOptions, *, input: Input | None = None,
     async def trio_main() -> None:
         async with open_session(options.host, options.port, name=options.name,
                                 token=options.token,
-                                reconnect_seconds=options.reconnect_seconds) as session:
+                                reconnect_seconds=options.reconnect_seconds,
+                                tls=options.tls) as session:
             if options.on_token and session.token:
                 options.on_token(session.token)
             token = trio.lowlevel.current_trio_token()

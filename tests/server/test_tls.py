@@ -320,3 +320,57 @@ def test_a_damaged_known_servers_file_is_refused_not_emptied(tmp_path: Path) -> 
         KnownServers(path).get("a:1")
     assert server_key("::1", 7654) == "[::1]:7654"
     assert server_key("Hall.LAN", 7654) == "hall.lan:7654"
+
+
+# ---------------------------------------------------------------- the commands
+
+
+async def test_rummyhall_bot_over_tls_pinned_and_refused(hall: Hall, tmp_path: Path) -> None:
+    """``rummyhall bot --fingerprint`` plays over TLS; a wrong pin is one line, status 1."""
+    assert hall.port
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "client")}
+    base = [sys.executable, "-m", "rummyhall", "bot", "--server", f"127.0.0.1:{hall.port}",
+            "--game", "gin", "-o", "target_score=10"]
+    good = await trio.run_process([*base, "--fingerprint", hall.tls.shown if hall.tls else ""],
+                                  capture_stdout=True, capture_stderr=True, check=False,
+                                  env=env)
+    assert good.returncode == 0, good.stderr.decode()
+    assert "of 1 games won" in good.stdout.decode()
+    wrong = await trio.run_process([*base, "--name", "bob", "--fingerprint", "11" * 32],
+                                   capture_stdout=True, capture_stderr=True, check=False,
+                                   env=env)
+    err = wrong.stderr.decode()
+    assert wrong.returncode == 1 and "not the pinned one" in err and "Traceback" not in err
+    bad = await trio.run_process([*base, "--fingerprint", "12:34"], capture_stderr=True,
+                                 check=False, env=env)
+    assert bad.returncode == 2 and b"not a SHA-256 fingerprint" in bad.stderr
+
+
+def test_the_list_of_servers_found_shows_a_lock_for_tls(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from rummyhall import play  # noqa: PLC0415 (the command's module, for its list)
+    from rummyhall.client.console import Profile  # noqa: PLC0415
+    from rummyhall.client.discovery import Heard  # noqa: PLC0415
+
+    heard = Heard()
+    heard.heard(Beacon(name="Locked", port=7000, tables=1, players=1, fingerprint="ab" * 32),
+                "10.0.0.2", 0.0)
+    heard.heard(Beacon(name="Open", port=7001, tables=0, players=0), "10.0.0.3", 0.0)
+    found = heard.servers(0.0)
+    assert [f.tls for f in found] == [True, False]
+
+    async def fake_discover(seconds: float) -> list[object]:
+        return list(found)
+
+    monkeypatch.setattr(play, "discover", fake_discover)
+    answers = iter(["1", "2"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    profile = Profile(tmp_path / "console.json")
+    assert play.choose_server(profile, 0.1) == ("10.0.0.2:7000", True)
+    assert play.choose_server(profile, 0.1) == ("10.0.0.3:7001", False)
+    out = capsys.readouterr().out
+    locked = next(line for line in out.splitlines() if "Locked" in line)
+    opened = next(line for line in out.splitlines() if "Open" in line)
+    assert play.LOCK in locked and "TLS" in locked and play.LOCK not in opened
+    assert "AB:AB:AB" in out
