@@ -1,6 +1,6 @@
 """Load bench of the server over loopback (prints figures, asserts nothing).
 
-    python bench/bench_server.py [--tables 16] [--idle 1000] [--seconds 10] [--procs 2]
+    python bench/bench_server.py [--tables 16] [--idle 1000] [--seconds 10] [--procs 2] [--tls]
 
 1. Starts ``rummyhall serve`` in its own process, then ``--procs`` client processes.
    Each client process plays ``--tables / --procs`` Gin tables as fast as it can, two
@@ -17,6 +17,12 @@
    then waits a random think time before each action (exponential, so each table's
    actions are a Poisson process): tables paced by one fixed sleep would act in lockstep
    waves, a load no room of players makes.
+5. With ``--tls``: the cost of TLS. A plain server and a ``--tls`` server (its
+   self-signed certificate; the clients do not check it: the cost is the same) each get
+   the same game load without idle connections, at full speed and paced at one rate
+   (half of the plain server's peak), and a series of connections that each make their
+   handshake (TCP, then TLS for the TLS server), say hello and close. It prints the rows
+   side by side, then the server CPU per action and the time to connect of each.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import math
 import os
 import random
 import socket
+import ssl
 import statistics
 import struct
 import subprocess
@@ -40,6 +47,27 @@ import trio
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_UP = 1.0  # seconds of each game run whose latencies are not counted
+CONNECTS = 200  # connections made one after the other to time a connection's setup
+
+
+def client_context() -> ssl.SSLContext:
+    """The bench clients' TLS: what ``rummyhall`` clients negotiate, without the check of
+    the certificate (a pinned or remembered fingerprint costs a hash per connection)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    return context
+
+
+async def open_stream(port: int, tls: bool) -> trio.abc.Stream:
+    """A connection to the server on ``port``, over TLS (its handshake done) or not."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    if not tls:
+        return stream
+    secure = trio.SSLStream(stream, client_context(), server_hostname="127.0.0.1")
+    await secure.do_handshake()
+    return secure
 
 
 def free_port() -> int:
@@ -69,15 +97,15 @@ class LightClient:
     """A minimal bot client on raw msgpack frames: the same framing code as the echo
     clients, so that the bench measures the server, not a client library."""
 
-    def __init__(self, stream: trio.SocketStream) -> None:
+    def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
         self.buffer = b""
         self.ids = 0
         self.sending = trio.Lock()  # a seat's action and the creator's start may overlap
 
     @classmethod
-    async def connect(cls, port: int, name: str) -> LightClient:
-        client = cls(await trio.open_tcp_stream("127.0.0.1", port))
+    async def connect(cls, port: int, name: str, tls: bool = False) -> LightClient:
+        client = cls(await open_stream(port, tls))
         await client.send({"type": "hello", "protocol": "rummyhall", "versions": [1],
                            "name": name, "kind": "bot"})
         welcome = await client.receive()
@@ -113,7 +141,7 @@ class LightClient:
 
 
 async def play_tables(port: int, tables: int, seconds: float, rate: float | None,
-                      tag: str) -> dict[str, object]:
+                      tag: str, *, tls: bool = False) -> dict[str, object]:
     """Play Gin tables for ``seconds``; ``rate`` caps each table's actions per second."""
     latencies: list[float] = []
     actions = frames = 0
@@ -156,8 +184,8 @@ async def play_tables(port: int, tables: int, seconds: float, rate: float | None
                 await client.send({"type": "start", "table": table, "id": client.ids})
 
     async def table_pair(n: int) -> None:
-        a = await LightClient.connect(port, f"{tag}a{n}")
-        b = await LightClient.connect(port, f"{tag}b{n}")
+        a = await LightClient.connect(port, f"{tag}a{n}", tls)
+        b = await LightClient.connect(port, f"{tag}b{n}", tls)
         reply = await a.request({"type": "create_table", "game": "gin", "players": 2,
                                  "options": {"target_score": 50}})
         table = reply["table"]
@@ -282,10 +310,24 @@ async def echo_server(port: int) -> None:
     await trio.serve_tcp(handle, port, host="127.0.0.1")
 
 
+async def connect_series(port: int, count: int, tls: bool, tag: str) -> dict[str, object]:
+    """Connect ``count`` times, one after the other: handshake, hello, welcome, close."""
+    times: list[float] = []
+    for n in range(count):
+        began = time.perf_counter()
+        client = await LightClient.connect(port, f"{tag}{n}", tls)
+        times.append(time.perf_counter() - began)
+        await client.stream.aclose()
+    return {"times": times}
+
+
 def client_main(args: argparse.Namespace) -> None:
     async def main() -> dict[str, object]:
         if args.mode == "play":
-            return await play_tables(args.port, args.tables, args.seconds, args.rate, args.tag)
+            return await play_tables(args.port, args.tables, args.seconds, args.rate, args.tag,
+                                     tls=args.tls)
+        if args.mode == "connect":
+            return await connect_series(args.port, args.count, args.tls, args.tag)
         if args.mode == "idle":
             return await hold_idle(args.port, args.count, args.seconds, args.tag)
         return await echo_clients(args.port, args.tables * 2, args.seconds)
@@ -326,16 +368,17 @@ def summary(label: str, results: list[dict[str, object]]) -> tuple[float, float]
     return rate, frame_rate
 
 
-def start_server(port: int, data: str = ":memory:", journal: bool = True
+def start_server(port: int, data: str = ":memory:", journal: bool = True, tls: bool = False
                  ) -> subprocess.Popen[bytes]:
     """The server on ``data`` (the journal's real commit policy on a file), or with
-    ``--no-journal`` (no persistence at all)."""
+    ``--no-journal`` (no persistence at all); with ``tls``, over TLS (its self-signed
+    certificate is made beside ``data``)."""
     command = [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
                "--data", data, "--journal" if journal else "--no-journal",
                "--port", str(port), "--no-beacon", "--house-delay", "0", "--hand-pause", "0",
                "--messages-per-second", "10000", "--burst", "10000",
                "--max-connections", "5000", "--max-per-address", "5000",
-               "--log-level", "warning"]
+               "--log-level", "warning", "--tls" if tls else "--no-tls"]
     server = subprocess.Popen(command, stdout=subprocess.PIPE)
     assert server.stdout is not None
     server.stdout.readline()
@@ -352,6 +395,9 @@ def main() -> None:
                         help="the server's data file (default: a new temporary file)")
     parser.add_argument("--no-journal", action="store_true",
                         help="run the server without persistence (for comparison)")
+    parser.add_argument("--tls", action="store_true",
+                        help="also measure the cost of TLS: the game load and connections "
+                             "against a plain and a --tls server, side by side")
     args = parser.parse_args()
     per = max(1, args.tables // args.procs)
     print(f"loopback, {os.cpu_count()} cores; {args.procs} client processes, "
@@ -361,6 +407,53 @@ def main() -> None:
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         run(args, per, port, args.data or os.path.join(tmp, "bench.sqlite3"))
+        if args.tls:
+            tls_cost(args, per, tmp)
+
+
+def tls_cost(args: argparse.Namespace, per: int, tmp: str) -> None:
+    """The same game load and a series of connections, against plain TCP and TLS."""
+    print(f"  TLS against plain TCP ({per * args.procs} tables, no idle connections; "
+          f"{CONNECTS} connections one after the other):")
+    paced_rate: float | None = None
+    cpu: dict[bool, float] = {}
+    connect: dict[bool, list[float]] = {}
+    for tls in (False, True):
+        label = "TLS" if tls else "plain TCP"
+        flag = ["--tls"] if tls else []
+        port = free_port()
+        server = start_server(port, os.path.join(tmp, f"cost-{label[:3]}.sqlite3"),
+                              journal=not args.no_journal, tls=tls)
+        try:
+            (series,) = collect([spawn("client", "connect", str(port), "--count",
+                                       str(CONNECTS), "--tag", "c", *flag)])
+            connect[tls] = sorted(series["times"])  # type: ignore[call-overload]
+            play = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
+                          str(args.seconds), "--tag", f"t{i}", *flag)
+                    for i in range(args.procs)]
+            cpu_before = cpu_seconds(server.pid)
+            results = collect(play)
+            actions = sum(int(r["actions"]) for r in results)  # type: ignore[call-overload]
+            cpu[tls] = (cpu_seconds(server.pid) - cpu_before) / max(actions, 1) * 1e6
+            peak, _ = summary(f"{label}, full speed", results)
+            if paced_rate is None:  # the plain server's half peak, for both
+                paced_rate = peak / 2 / (per * args.procs)
+            paced = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
+                           str(args.seconds), "--rate", f"{paced_rate:.3f}", "--tag",
+                           f"u{i}", *flag) for i in range(args.procs)]
+            summary(f"{label}, paced ({paced_rate * per * args.procs:,.0f}/s)",
+                    collect(paced))
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    extra = cpu[True] - cpu[False]
+    print(f"  server CPU per action: plain TCP {cpu[False]:.0f} us, TLS {cpu[True]:.0f} us "
+          f"(TLS costs {extra:+.0f} us, {extra / cpu[False]:+.0%})")
+    for tls in (False, True):
+        times = connect[tls]
+        print(f"  connect + hello + welcome, {'TLS' if tls else 'plain TCP':<9}: "
+              f"p50 {statistics.median(times) * 1000:6.2f} ms  "
+              f"p99 {times[int(len(times) * 0.99)] * 1000:6.2f} ms")
 
 
 def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
@@ -434,6 +527,7 @@ if __name__ == "__main__":
         sub.add_argument("--seconds", type=float, default=10)
         sub.add_argument("--rate", type=float, default=None)
         sub.add_argument("--tag", default="c")
+        sub.add_argument("--tls", action="store_true")
         client_main(sub.parse_args(sys.argv[2:]))
     elif len(sys.argv) > 1 and sys.argv[1] == "echo-server":
         trio.run(echo_server, int(sys.argv[2]))
