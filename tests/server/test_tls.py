@@ -374,3 +374,62 @@ def test_the_list_of_servers_found_shows_a_lock_for_tls(
     opened = next(line for line in out.splitlines() if "Open" in line)
     assert play.LOCK in locked and "TLS" in locked and play.LOCK not in opened
     assert "AB:AB:AB" in out
+
+
+def test_a_key_readable_by_others_is_warned_about(tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    make_self_signed(tmp_path / "c.pem", tmp_path / "k.pem")
+    load_server_tls(str(tmp_path / "c.pem"), str(tmp_path / "k.pem"), tmp_path)
+    assert "chmod 600" not in caplog.text
+    os.chmod(tmp_path / "k.pem", 0o644)
+    load_server_tls(str(tmp_path / "c.pem"), str(tmp_path / "k.pem"), tmp_path)
+    assert "chmod 600" in caplog.text
+
+
+async def test_the_beacon_of_a_tls_server_carries_its_fingerprint(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    listener = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    with listener:
+        await listener.bind(("127.0.0.1", 0))
+        udp = listener.getsockname()[1]
+        hall = Hall(with_settings(tls=True, beacon=True, beacon_address="127.0.0.1",
+                                  beacon_port=udp, beacon_seconds=0.05))
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(hall.serve)
+            with trio.fail_after(10):
+                data, _ = await listener.recvfrom(2048)
+            nursery.cancel_scope.cancel()
+    beacon = decode_beacon(data)
+    assert beacon is not None and beacon.port == port and beacon.tls
+    assert beacon.fingerprint == fingerprint(hall)
+
+
+async def test_rummyhall_serve_tls_prints_the_fingerprint(tmp_path: Path,
+                                                          known: KnownServers) -> None:
+    command = [sys.executable, "-m", "rummyhall", "serve", "--tls", "--host", "127.0.0.1",
+               "--port", "0", "--no-beacon", "--log-level", "warning",
+               "--data", str(tmp_path / "hall.db")]
+    process = await trio.lowlevel.open_process(command, stdout=-1)
+    try:
+        assert process.stdout is not None
+        out = b""
+        with trio.fail_after(30):
+            while b"Data file" not in out:
+                out += await process.stdout.receive_some(4096)
+        text = out.decode()
+        port = int(text.split("listening on 127.0.0.1:")[1].split()[0])
+        assert "(TLS)" in text and "play --tls" in text
+        shown_line = next(line for line in text.splitlines() if "fingerprint:" in line)
+        pinned = shown_line.split("SHA-256 ")[1].replace(":", "").lower()
+        assert pinned == certificate_fingerprint(tmp_path / CERT_FILE)
+        assert stat.S_IMODE(os.stat(tmp_path / KEY_FILE).st_mode) == 0o600
+        async with open_session("127.0.0.1", port, name="ada",
+                                tls=ServerTrust(fingerprint=pinned, known=known)) as ada:
+            assert ada.tls_fingerprint == pinned
+    finally:
+        process.kill()
+        await process.wait()
+        if process.stdout is not None:
+            await process.stdout.aclose()
