@@ -433,3 +433,27 @@ async def test_rummyhall_serve_tls_prints_the_fingerprint(tmp_path: Path,
         await process.wait()
         if process.stdout is not None:
             await process.stdout.aclose()
+
+
+async def test_a_dropped_tls_session_resumes_and_a_changed_certificate_ends_it(
+        hall: Hall, known: KnownServers) -> None:
+    assert hall.port
+    key = server_key("127.0.0.1", hall.port)
+    async with open_session("127.0.0.1", hall.port, name="ada", reconnect_seconds=30,
+                            tls=ServerTrust(known=known)) as ada:
+        player = ada.player_id
+        assert ada._stream is not None
+        ada._stream.socket.close()  # the connection drops under the session's feet
+        with trio.fail_after(30):
+            while (await ada.next_update()).payload != "resumed":
+                pass
+        assert ada.player_id == player and ada.connected  # the token, over TLS again
+        await ada.ping()
+        known.remember(key, "cd" * 32)  # as if the server had shown another before
+        ada._stream.socket.close()
+        with trio.fail_after(30):
+            while (await ada.next_update()).payload != "closed":
+                pass
+        assert ada.closed_reason is not None and ada.closed_reason.code == "tls"
+        assert "HAS CHANGED" in str(ada.closed_reason)
+    assert known.get(key) == "cd" * 32
