@@ -237,9 +237,14 @@ class Hall:
             stream: trio.SocketStream | trio.SSLStream[LingeringTransport] = raw
             if self.tls is not None:
                 # a refused client gets its refusal over TLS, but only a second to get there
-                opened = await self._open_tls(raw, address,
-                                              1.0 if refusal else s.handshake_seconds)
+                try:
+                    opened = await self._open_tls(raw, address,
+                                                  1.0 if refusal else s.handshake_seconds)
+                except Exception:  # a bug in one handshake must not take the server down
+                    log.exception("%s: opening TLS failed", address)
+                    opened = None
                 if opened is None:
+                    await trio.aclose_forcefully(raw)  # (closed already: no matter)
                     return
                 stream = opened
             session = ServerSession(self, stream, address)
@@ -285,8 +290,13 @@ class Hall:
         ``seconds``; or None once a plain client was told ``tls_required`` (or a
         client that said nothing ``handshake_timeout``), or a handshake failed."""
         assert self.tls is not None
+        first: int | None = None
         with trio.move_on_after(seconds) as waited:
-            first = await first_byte(raw)
+            try:
+                first = await first_byte(raw)
+            except OSError:  # reset before it said anything
+                await trio.aclose_forcefully(raw)
+                return None
         if waited.cancelled_caught or (first is not None and first != TLS_RECORD_HANDSHAKE):
             # (a client that says nothing is answered as a plain server would)
             error = fatal("handshake_timeout", f"no hello within {seconds:g} s") \

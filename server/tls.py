@@ -95,6 +95,7 @@ def server_context(cert: Path, key: Path) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.set_ciphers("ECDHE+AESGCM:ECDHE+CHACHA20")
+    context.options |= ssl.OP_NO_RENEGOTIATION  # (TLS 1.2: a client's renegotiations cost us)
     try:
         context.load_cert_chain(cert, key)
     except FileNotFoundError as exc:

@@ -18,7 +18,7 @@ import pytest
 import trio
 import trio.testing
 from fast_settings import FAST, with_settings
-from players import RawClient, play_seat
+from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import (
@@ -457,3 +457,19 @@ async def test_a_dropped_tls_session_resumes_and_a_changed_certificate_ends_it(
         assert ada.closed_reason is not None and ada.closed_reason.code == "tls"
         assert "HAS CHANGED" in str(ada.closed_reason)
     assert known.get(key) == "cd" * 32
+
+
+async def test_a_connection_reset_before_its_first_byte_costs_nothing(
+        hall: Hall, known: KnownServers) -> None:
+    assert hall.port
+    for _ in range(3):
+        sock = trio.socket.socket()
+        await sock.connect(("127.0.0.1", hall.port))
+        await wait_for(lambda: hall._opening == 1)  # the server waits for its first byte
+        sock.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_LINGER,
+                        b"\x01\x00\x00\x00\x00\x00\x00\x00")  # close with a reset
+        sock.close()
+        await wait_for(lambda: hall._opening == 0 and not hall._per_address)
+    async with open_session("127.0.0.1", hall.port, name="ada",
+                            tls=ServerTrust(known=known)) as ada:
+        await ada.ping()
