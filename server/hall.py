@@ -229,10 +229,10 @@ class Hall:
             await raw.aclose()
             return
         refusal = self._refusal(address)
-        if refusal is None:  # counted from here: a TLS handshake holds a connection too
+        counted = opening = refusal is None
+        if counted:  # counted from here: a TLS handshake holds a connection too
             self._per_address[address] += 1
             self._opening += 1
-        opening = refusal is None
         try:
             stream: trio.SocketStream | trio.SSLStream[LingeringTransport] = raw
             if self.tls is not None:
@@ -247,6 +247,8 @@ class Hall:
                     await trio.aclose_forcefully(raw)  # (closed already: no matter)
                     return
                 stream = opened
+                if refusal is None and self.closing:  # it began to shut down meanwhile
+                    refusal = fatal("server_shutdown", "the server is shutting down")
             session = ServerSession(self, stream, address)
             if refusal is not None:
                 with trio.move_on_after(1):
@@ -266,7 +268,7 @@ class Hall:
         finally:
             if opening:
                 self._opening -= 1
-            if refusal is None:
+            if counted:
                 self._per_address[address] -= 1
                 if not self._per_address[address]:
                     del self._per_address[address]
