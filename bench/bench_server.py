@@ -412,11 +412,17 @@ def main() -> None:
 
 
 def tls_cost(args: argparse.Namespace, per: int, tmp: str) -> None:
-    """The same game load and a series of connections, against plain TCP and TLS."""
+    """The same game load and a series of connections, against plain TCP and TLS.
+
+    The server's CPU is counted per action and per frame: the lobby's updates go out on a
+    clock (every ``update_interval``), not per action, so a run with fewer actions per
+    second has more frames per action, and the CPU per frame compares runs of different
+    rates better.
+    """
     print(f"  TLS against plain TCP ({per * args.procs} tables, no idle connections; "
           f"{CONNECTS} connections one after the other):")
     paced_rate: float | None = None
-    cpu: dict[bool, float] = {}
+    cost: dict[tuple[bool, str], tuple[float, float]] = {}  # (us per action, us per frame)
     connect: dict[bool, list[float]] = {}
     for tls in (False, True):
         label = "TLS" if tls else "plain TCP"
@@ -428,27 +434,35 @@ def tls_cost(args: argparse.Namespace, per: int, tmp: str) -> None:
             (series,) = collect([spawn("client", "connect", str(port), "--count",
                                        str(CONNECTS), "--tag", "c", *flag)])
             connect[tls] = sorted(series["times"])  # type: ignore[call-overload]
-            play = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
-                          str(args.seconds), "--tag", f"t{i}", *flag)
-                    for i in range(args.procs)]
-            cpu_before = cpu_seconds(server.pid)
-            results = collect(play)
-            actions = sum(int(r["actions"]) for r in results)  # type: ignore[call-overload]
-            cpu[tls] = (cpu_seconds(server.pid) - cpu_before) / max(actions, 1) * 1e6
-            peak, _ = summary(f"{label}, full speed", results)
-            if paced_rate is None:  # the plain server's half peak, for both
-                paced_rate = peak / 2 / (per * args.procs)
-            paced = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
-                           str(args.seconds), "--rate", f"{paced_rate:.3f}", "--tag",
-                           f"u{i}", *flag) for i in range(args.procs)]
-            summary(f"{label}, paced ({paced_rate * per * args.procs:,.0f}/s)",
-                    collect(paced))
+            for run_name in ("full speed", "paced"):
+                rate = ["--rate", f"{paced_rate:.3f}"] if run_name == "paced" and \
+                    paced_rate is not None else []
+                play = [spawn("client", "play", str(port), "--tables", str(per),
+                              "--seconds", str(args.seconds), "--tag",
+                              f"{run_name[0]}{i}", *rate, *flag)
+                        for i in range(args.procs)]
+                cpu_before = cpu_seconds(server.pid)
+                results = collect(play)
+                cpu = cpu_seconds(server.pid) - cpu_before
+                actions = sum(int(r["actions"]) for r in results)  # type: ignore[call-overload]
+                frames = sum(int(r["frames"]) for r in results)  # type: ignore[call-overload]
+                cost[tls, run_name] = (cpu / max(actions, 1) * 1e6,
+                                       cpu / max(frames, 1) * 1e6)
+                title = run_name if not rate else \
+                    f"paced ({float(rate[1]) * per * args.procs:,.0f}/s asked)"
+                peak, _ = summary(f"{label}, {title}", results)
+                if paced_rate is None and run_name == "full speed":
+                    paced_rate = peak / 2 / (per * args.procs)  # the plain half peak, both
         finally:
             server.terminate()
             server.wait(timeout=30)
-    extra = cpu[True] - cpu[False]
-    print(f"  server CPU per action: plain TCP {cpu[False]:.0f} us, TLS {cpu[True]:.0f} us "
-          f"(TLS costs {extra:+.0f} us, {extra / cpu[False]:+.0%})")
+    for run_name in ("full speed", "paced"):
+        (plain_action, plain_frame), (tls_action, tls_frame) = \
+            cost[False, run_name], cost[True, run_name]
+        print(f"  server CPU, {run_name:<10}: per action plain {plain_action:5.0f} us, TLS "
+              f"{tls_action:5.0f} us ({tls_action - plain_action:+.0f} us); per frame plain "
+              f"{plain_frame:4.0f} us, TLS {tls_frame:4.0f} us "
+              f"({tls_frame - plain_frame:+.0f} us, {tls_frame / plain_frame - 1:+.0%})")
     for tls in (False, True):
         times = connect[tls]
         print(f"  connect + hello + welcome, {'TLS' if tls else 'plain TCP':<9}: "
