@@ -280,8 +280,8 @@ class Session:
                     self.closed_reason = exc
                     return False
             except TLSError as exc:  # not trusted, or no TLS there now: never retried
-                log.warning("reconnecting over TLS failed: %s", exc)
-                self.closed_reason = ServerClosed(str(exc), "tls")
+                log.info("reconnecting over TLS failed: %s", exc)  # (closed_reason says it)
+                self.closed_reason = ServerClosed(exc.summary, "tls")  # (one line: a banner)
                 return False
             except (OSError, trio.TooSlowError, trio.BrokenResourceError,
                     RemoteProtocolError) as exc:

@@ -57,6 +57,11 @@ _TLS_FIRST_BYTES = (0x15, 0x16)  # what a TLS server sends first: an alert or a 
 class TLSError(ClientError):
     """A TLS connection could not be made, or its server is not trusted."""
 
+    @property
+    def summary(self) -> str:
+        """The message's first line of words (a warning's is framed by lines of @)."""
+        return next((line for line in str(self).splitlines() if line.strip("@ ")), "")
+
 
 class NotTLS(TLSError):
     """The server answered in plain TCP: it does not serve TLS."""
