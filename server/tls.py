@@ -110,7 +110,7 @@ def certificate_fingerprint(cert: Path) -> str:
     """The SHA-256 of the DER form of the first certificate of a PEM file (the server's
     own; the chain's others follow it), as 64 lowercase hex digits."""
     try:
-        text = cert.read_text(encoding="ascii")
+        text = cert.read_text(encoding="utf-8", errors="replace")  # (bag attributes may be)
     except (OSError, UnicodeDecodeError) as exc:
         raise TLSSetupError(f"cannot read the certificate {cert}: {exc}") from exc
     begin, end = "-----BEGIN CERTIFICATE-----", "-----END CERTIFICATE-----"
@@ -180,11 +180,13 @@ def _is_dns_name(name: str) -> bool:
 
 
 def _write_private(path: Path, data: bytes, mode: int) -> None:
-    """Write ``data`` to ``path`` through a temporary file made with ``mode`` from the
-    start (so a key is never readable by others, not even for an instant)."""
+    """Write ``data`` to ``path`` through a temporary file, then give it ``mode``. The
+    temporary file is made 0600 (``mkstemp``), so a key is never readable by others, not
+    even for an instant."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     try:
-        os.fchmod(fd, mode)
+        if mode != 0o600:
+            os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
