@@ -109,8 +109,8 @@ def server_context(cert: Path, key: Path) -> ssl.SSLContext:
 def certificate_fingerprint(cert: Path) -> str:
     """The SHA-256 of the DER form of the first certificate of a PEM file (the server's
     own; the chain's others follow it), as 64 lowercase hex digits."""
-    try:
-        text = cert.read_text(encoding="utf-8", errors="replace")  # (bag attributes may be)
+    try:  # (as UTF-8: openssl's bag attributes before the PEM block may not be ASCII)
+        text = cert.read_text(encoding="utf-8", errors="replace")
     except (OSError, UnicodeDecodeError) as exc:
         raise TLSSetupError(f"cannot read the certificate {cert}: {exc}") from exc
     begin, end = "-----BEGIN CERTIFICATE-----", "-----END CERTIFICATE-----"
