@@ -16,6 +16,7 @@ import trio
 from rummyhall import __version__
 from rummyhall.server import ConfigError, Hall, Settings, serve_until_signalled
 from rummyhall.server.config import setting_fields
+from rummyhall.server.credential import credential_path
 from rummyhall.server.store import MEMORY, StoreError, data_path
 from rummyhall.server.tls import TLSSetupError
 
@@ -61,6 +62,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 print("  (players check it on first connection, or pin it with "
                       "--fingerprint)", flush=True)
             print(f"Data file: {_data_file(settings)}", flush=True)
+            key = credential_path(settings)
+            where = os.path.abspath(key) if key else "none (no data directory)"
+            print(f"Admin credential: {where} (rummyhall admin reads it)", flush=True)
 
         async with trio.open_nursery() as nursery:
             port = await nursery.start(partial(serve_until_signalled, settings, hall=hall))

@@ -31,6 +31,8 @@ from rummyhall.protocol import (
     NEED_DATA,
     ActionMessage,
     AddBot,
+    AdminLogin,
+    Bans,
     Bye,
     Chat,
     Connection,
@@ -46,6 +48,7 @@ from rummyhall.protocol import (
     LobbyUpdates,
     LocalProtocolError,
     Message,
+    Notice,
     Ok,
     Ping,
     Pong,
@@ -65,6 +68,7 @@ from rummyhall.protocol import (
     Welcome,
     YourTurn,
     action_to_wire,
+    admin_proof,
     event_from_wire,
     legal_from_wire,
     view_from_wire,
@@ -86,7 +90,8 @@ LOBBY_UPDATES = "lobby_updates"  # the welcome feature of servers that take Lobb
 #: Fatal errors after which reconnecting is pointless (any other drop is retried with the
 #: token: an idle timeout, a restart of the server...).
 FINAL_CODES = frozenset({"session_replaced", "name_taken", "bad_name", "unsupported_version",
-                         "unsupported_protocol", "tls_required"})
+                         "unsupported_protocol", "tls_required", "kicked", "banned"})
+ADMIN = "admin"  # the welcome feature of servers with the host's controls (1.2)
 
 
 RATE_RETRIES = 3  # a request refused as too fast is sent again this many times
@@ -141,7 +146,7 @@ class TableState:
 @dataclass(frozen=True)
 class Update:
     """Something the server pushed, in order. ``kind`` is one of: snapshot, event, turn,
-    your_turn, chat, table_update, table_removed, connection (``payload`` "lost",
+    your_turn, chat, notice, table_update, table_removed, connection (``payload`` "lost",
     "resumed" or "closed")."""
 
     kind: str
@@ -191,6 +196,9 @@ class Session:
         #: Updates not queued because nobody read them (the table models stay exact).
         self.dropped_updates = 0
         self._bucket: TokenBucket | None = None
+        #: The host's admin credential, once :meth:`admin_login` succeeded: each new
+        #: connection (a reconnection) logs in again with it.
+        self._admin_credential: str | None = None
 
     # ------------------------------------------------------------------ connecting
 
@@ -213,6 +221,10 @@ class Session:
         if not self.lobby_updates and LOBBY_UPDATES in welcome.features:
             # each connection starts with them on (the ok has no id: nobody waits for it)
             await stream.send_all(conn.send(LobbyUpdates(on=False)))
+        if self._admin_credential is not None and welcome.nonce is not None:
+            # (a reconnection: logged in again; the ok has no id, as above)
+            await stream.send_all(conn.send(AdminLogin(
+                proof=admin_proof(self._admin_credential, welcome.nonce))))
         self._stream, self._io, self._conn, self.welcome = raw, stream, conn, welcome
         self.player_id, self.token = welcome.session.player, welcome.session.token
         self.server_name = welcome.server
@@ -276,7 +288,7 @@ class Session:
                 return True
             except ServerClosed as exc:
                 if exc.code in ("name_taken", "bad_name", "unsupported_version",
-                                "tls_required"):
+                                "tls_required", "banned"):
                     self.closed_reason = exc
                     return False
             except TLSError as exc:  # not trusted, or no TLS there now: never retried
@@ -312,7 +324,7 @@ class Session:
                                                            fatal=msg.fatal,
                                                            retry_ms=msg.retry_ms))
             return
-        if isinstance(msg, (Ok, Pong, Tables, Games)):
+        if isinstance(msg, (Ok, Pong, Tables, Games, Bans)):
             if isinstance(msg, Tables):
                 self.lobby.update((t.table, t) for t in msg.tables)
             self._resolve(request_id, reply=msg)
@@ -377,6 +389,9 @@ class Session:
 
     async def _chat(self, msg: Chat) -> None:
         await self._push(Update("chat", msg.table, msg))
+
+    async def _notice(self, msg: Notice) -> None:
+        await self._push(Update("notice", msg.table, msg))
 
     async def _table_update(self, msg: TableUpdate) -> None:
         self.lobby[msg.info.table] = msg.info
@@ -567,6 +582,16 @@ class Session:
 
     # ------------------------------------------------------------------ updates
 
+    async def admin_login(self, credential: str) -> None:
+        """Prove the host's admin credential on this connection (and on every later one
+        after a drop); raises :class:`RequestRefused` (``admin_denied``,
+        ``admin_not_local``...) or :class:`ClientError` when the server has no controls."""
+        welcome = self.welcome
+        if welcome is None or welcome.nonce is None or ADMIN not in welcome.features:
+            raise ClientError("this server offers no host's controls")
+        await self.request(AdminLogin(proof=admin_proof(credential, welcome.nonce)))
+        self._admin_credential = credential
+
     async def next_update(self, timeout: float = math.inf) -> Update:
         """The next pushed update (raises trio.TooSlowError after ``timeout`` seconds)."""
         with trio.fail_after(timeout):
@@ -620,5 +645,5 @@ async def open_session(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, nam
 _PUSHES: dict[type[Message], Any] = {
     Snapshot: Session._snapshot, EventMessage: Session._event, Turn: Session._turn,
     YourTurn: Session._your_turn, Chat: Session._chat, TableUpdate: Session._table_update,
-    TableRemoved: Session._table_removed,
+    TableRemoved: Session._table_removed, Notice: Session._notice,
 }

@@ -64,6 +64,11 @@ _CONNECTION = _codes(
     ("server_full", True, "the server has max_connections connections already"),
     ("too_many_connections", True, "this address has too many connections already"),
     ("server_shutdown", True, "the server is shutting down"),
+    ("kicked", True, "the server's host closed this connection (admin_kick); the message "
+                     "gives the reason; the client may connect again"),
+    ("banned", True, "the server's host banned this name, player or address (admin_ban): "
+                     "refused at connect or at the hello, with its token or not, and "
+                     "closed when the ban is made; the message says until when"),
     ("internal_error", False, "the server failed to handle the request (a bug). Unless the "
                               "message says the table was stopped, the game did not change; "
                               "after a table request the table's table_update follows, "
@@ -94,6 +99,24 @@ _LOBBY = _codes(
     ("no_history", False, "the server keeps no history (it runs without its data file)"),
     ("not_your_seat", False, "action: its map names a seat that is not the sender's own "
                              "(a client never needs to name its seat)"),
+    ("muted", False, "say: the server's host muted this player's chat for a time (the "
+                     "message says how long)"),
+    ("not_admin", False, "a host's control (admin_*) on a connection that has not proved "
+                         "the admin credential with admin_login"),
+    ("admin_denied", False, "admin_login: the proof is not the HMAC of this connection's "
+                            "nonce under the server's credential (a wrong credential, or a "
+                            "proof made for another connection)"),
+    ("admin_not_local", False, "admin_login from another machine: this server takes its "
+                               "host's controls only from its own machine"),
+    ("admin_unavailable", False, "admin_login: this server has no admin credential (it "
+                                 "keeps no data directory)"),
+    ("no_such_player", False, "admin_kick, admin_ban, admin_mute: no player of this name is "
+                              "known"),
+    ("not_connected", False, "admin_kick: the player is not connected (admin_ban keeps it "
+                             "out)"),
+    ("bad_ban", False, "admin_ban, admin_unban: neither a name nor an address, or an "
+                       "address that is not an IPv4 or IPv6 address, or too many bans"),
+    ("no_such_ban", False, "admin_unban: no ban in force matches"),
     ("stale_action", False, "the action names a move that is not the current one; nothing "
                             "changed (a fresh your_turn follows when it is still your turn)"),
 )

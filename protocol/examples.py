@@ -58,6 +58,16 @@ from .messages import (
     SERVER,
     ActionMessage,
     AddBot,
+    AdminBan,
+    AdminBans,
+    AdminClose,
+    AdminKick,
+    AdminLogin,
+    AdminMute,
+    AdminNotice,
+    AdminUnban,
+    BanInfo,
+    Bans,
     Bye,
     Chat,
     CreateTable,
@@ -80,6 +90,7 @@ from .messages import (
     ListTables,
     LobbyUpdates,
     Message,
+    Notice,
     Ok,
     OptionInfo,
     Ping,
@@ -106,13 +117,20 @@ from .messages import (
     YourTurn,
 )
 from .payloads import action_to_wire, event_to_wire, games_catalogue, view_to_wire
+from .proof import admin_proof
 
 SEED: Final = 43
 TABLE: Final = 1
 TURN_MS: Final = 60_000
 TOKENS: Final = {"ada": "6a1f0c9e2b7d4e8fa3c5b0d9e1f2a7c4",
                  "bob": "0f9e8d7c6b5a49382716a5b4c3d2e1f0"}
-PLAYERS: Final = {"ada": 1, "bob": 2}
+PLAYERS: Final = {"ada": 1, "bob": 2, "host": 3}
+NONCES: Final = {"ada": "3b8e1f0a9c2d4e6f8a0b1c2d3e4f5a6b",
+                 "bob": "c0ffee11d2e3f405a6b7c8d9e0f1a2b3",
+                 "host": "9d4c2b1a0f8e7d6c5b4a39281706f5e4"}
+ADMIN_CREDENTIAL: Final = "5f" * 32
+"""The example admin credential of the admin transcript (a real one is 256 random bits)."""
+FEATURES: Final = ("bots", "chat", "lobby_updates", "resume", "spectators", "turn_timers")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +142,12 @@ class Frame:
     message: Message
 
 
-def _welcome(name: str) -> Welcome:
+def _welcome(name: str, features: tuple[str, ...] = FEATURES,
+             token: str | None = None) -> Welcome:
     return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
-                   features=("bots", "chat", "lobby_updates", "resume", "spectators",
-                             "turn_timers"),
-                   session=Session(player=PLAYERS[name], token=TOKENS[name], resumed=False))
+                   features=features, nonce=NONCES[name],
+                   session=Session(player=PLAYERS[name], token=token or TOKENS[name],
+                                   resumed=False))
 
 
 def _seat(seat: int, name: str | None) -> SeatInfo:
@@ -240,6 +259,31 @@ def gin_transcript() -> list[Frame]:
     return frames
 
 
+def admin_transcript() -> list[Frame]:
+    """The host logs in with the admin credential and kicks bob (whose seat waits)."""
+    host = "host"  # the connection of `rummyhall admin`
+    return [
+        Frame(CLIENT, "bob", Hello(versions=(1,), name="bob", kind="person",
+                                   client="example 1.0")),
+        Frame(SERVER, "bob", _welcome("bob", (*FEATURES, "admin"))),
+        Frame(CLIENT, host, Hello(versions=(1,), name="rummyhall admin", kind="spectator",
+                                  client="rummyhall admin")),
+        Frame(SERVER, host, _welcome(host, (*FEATURES, "admin"),
+                                     token="77e0c1d2b3a4958677e0c1d2b3a49586")),
+        Frame(CLIENT, host, LobbyUpdates(on=False, id=1)),
+        Frame(SERVER, host, Ok(id=1)),
+        Frame(CLIENT, host, AdminLogin(proof=admin_proof(ADMIN_CREDENTIAL, NONCES[host]),
+                                       id=2)),
+        Frame(SERVER, host, Ok(id=2)),
+        Frame(CLIENT, host, AdminKick(name="bob", seat="wait", reason="spoiling the table",
+                                      id=3)),
+        Frame(SERVER, "bob", Error(
+            code="kicked", message="the host closed your connection: spoiling the table",
+            fatal=True)),
+        Frame(SERVER, host, Ok(id=3)),
+    ]
+
+
 # ------------------------------------------------------------------ one example per type
 
 
@@ -276,6 +320,7 @@ def message_examples() -> dict[str, list[Message]]:
         ActionMessage(table=TABLE, move=6, id=18, action={"kind": "knock"}),
     ]
     extra += _history_examples()
+    extra += _admin_examples()
     for message in extra:
         found.setdefault(message.type, []).append(message)
     return found
@@ -304,6 +349,26 @@ def _history_examples() -> list[Message]:
         Ratings(ratings=(RatingInfo(name="ada", game="gin", rating=9, skill=27, games=12,
                                     player=1),),
                 id=22),
+    ]
+
+
+def _admin_examples() -> list[Message]:
+    """The host's controls (their replies are ok and error, but admin_bans's)."""
+    ban = BanInfo(name="mallory", player=7, address="192.168.1.23", until=1_767_229_200,
+                  reason="cheating", since=1_767_225_600)
+    return [
+        AdminBan(name="mallory", address="192.168.1.23", seconds=3600, seat="bot",
+                 reason="cheating", id=31),
+        AdminUnban(name="mallory", id=32),
+        AdminClose(table=TABLE, reason="closing time", id=33),
+        AdminMute(name="mallory", seconds=600, id=34),
+        AdminNotice(text="the hall closes in ten minutes", id=35),
+        AdminBans(id=36),
+        Bans(bans=(ban,), id=36),
+        Notice(text="the hall closes in ten minutes"),
+        Notice(text="the host closed table 1: closing time", table=TABLE),
+        AdminLogin(proof=admin_proof(ADMIN_CREDENTIAL, NONCES["host"]), id=2),
+        AdminKick(name="bob", seat="wait", reason="spoiling the table", id=3),
     ]
 
 

@@ -45,6 +45,10 @@ MAX_PLAYER_ID: Final = 2**31 - 1
 MAX_SEATS: Final = 16
 MAX_SECONDS: Final = 86_400
 TOKEN_LEN: Final = 32  # 128 bits as lowercase hex
+NONCE_LEN: Final = 32  # the welcome's nonce: 128 bits as lowercase hex
+PROOF_LEN: Final = 64  # an HMAC-SHA256 as lowercase hex
+MAX_BAN_SECONDS: Final = 31_536_000 * 10  # a ban lasts at most ten years (or until lifted)
+MAX_BANS: Final = 1_000  # bans a server holds at once (a bans reply lists them all)
 
 # ---------------------------------------------------------------- server defaults
 MESSAGES_PER_SECOND: Final = 100

@@ -38,6 +38,8 @@ from .limits import (
     IDLE_SECONDS,
     INT_MAX,
     MAX_ARRAY_LEN,
+    MAX_BAN_SECONDS,
+    MAX_BANS,
     MAX_CHAT,
     MAX_FRAME,
     MAX_FRAME_LIMIT,
@@ -52,7 +54,9 @@ from .limits import (
     MAX_TEXT,
     MESSAGES_PER_SECOND,
     MIN_FRAME_LIMIT,
+    NONCE_LEN,
     PING_SECONDS,
+    PROOF_LEN,
     PROTOCOL,
     TOKEN_LEN,
 )
@@ -105,6 +109,11 @@ LINE = StrT(1, MAX_CHAT, _is_line, "printable, not blank")
 TEXT = StrT(0, MAX_TEXT)
 WORD = StrT(1, 32, _is_word, "lowercase letters, digits and _")
 TOKEN = StrT(TOKEN_LEN, TOKEN_LEN, _is_token, "lowercase hex")
+NONCE = StrT(NONCE_LEN, NONCE_LEN, _is_token, "lowercase hex")
+PROOF = StrT(PROOF_LEN, PROOF_LEN, _is_token, "lowercase hex")
+REASON = StrT(0, 200, _is_name, "printable, no leading or trailing space")
+ADDRESS = StrT(2, 45, lambda t: t.isascii() and t.isprintable() and " " not in t,
+               "an IPv4 or IPv6 address")
 TABLE = IntT(1, MAX_TABLE_ID)
 SEAT = IntT(0, MAX_SEATS - 1)
 PLAYER = IntT(1, MAX_PLAYER_ID)
@@ -333,6 +342,10 @@ class Welcome(Message):
     session: Session = spec(RecordT(Session), "the client's identity")
     minor: int | None = spec(IntT(0, 65_535), "the minor version the server speaks of "
                              "that version (1 for 1.1); absent: 0", default=None)
+    nonce: str | None = spec(OptT(NONCE), "1.2: a fresh random value of this connection "
+                             "(128 bits from a cryptographic generator): proofs are HMACs "
+                             "over it, so a proof captured on one connection proves nothing "
+                             "on another", default=None)
 
 
 # ------------------------------------------------------------------ replies and keepalive
@@ -750,6 +763,125 @@ class Ratings(Message):
 
     ratings: tuple[RatingInfo, ...] = spec(ArrayT(RecordT(RatingInfo), 0, 1000), "the ratings")
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+# ------------------------------------------------------------------ the host's controls
+
+
+SEAT_CHOICE = EnumT(("wait", "bot"))
+SEAT_CHOICE_DOC = ("what becomes of the player's seats: wait (held for the table's grace "
+                   "period, as after a lost connection) or bot (a house bot plays them at "
+                   "once; before a game starts the seat is freed)")
+
+
+@record
+class BanInfo(Record):
+    """A ban in force: a name (and its player), an address, or both."""
+
+    name: str | None = spec(OptT(StrT(1, MAX_NAME)), "the banned name (compared case-blind)")
+    player: int | None = spec(OptT(PLAYER), "the banned player (its token is refused too)")
+    address: str | None = spec(OptT(ADDRESS), "the banned address")
+    until: int | None = spec(OptT(COUNT), "when the ban ends (Unix time, seconds); nil: "
+                                          "until it is lifted")
+    reason: str = spec(REASON, "why, as the host wrote it (may be empty)")
+    since: int = spec(COUNT, "when it was made (Unix time, seconds)")
+
+
+@message("admin_login", CLIENT, reply="ok")
+class AdminLogin(Message):
+    """Prove the server's admin credential: this connection may then use the host's
+    controls (section 6, "The host's controls")."""
+
+    proof: str = spec(PROOF, "HMAC-SHA256 keyed by the credential over this connection's "
+                             "welcome nonce, as lowercase hex", repr=False)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("admin_kick", CLIENT, reply="ok")
+class AdminKick(Message):
+    """Close a connected player's connection (``kicked``); it may connect again."""
+
+    name: str = spec(NAME, "the player's name (any case)")
+    seat: str | None = spec(OptT(SEAT_CHOICE), SEAT_CHOICE_DOC + "; default wait",
+                            default=None)
+    reason: str | None = spec(OptT(REASON), "told to the player", default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("admin_ban", CLIENT, reply="ok")
+class AdminBan(Message):
+    """Ban a player's name (and its player, token included), an address, or both, for a
+    time or until lifted; its connections are closed (``banned``)."""
+
+    name: str | None = spec(OptT(NAME), "a known player's name (any case)", default=None)
+    address: str | None = spec(OptT(ADDRESS), "an IPv4 or IPv6 address", default=None)
+    seconds: int | None = spec(OptT(IntT(1, MAX_BAN_SECONDS)), "how long; absent: until "
+                               "lifted", default=None)
+    seat: str | None = spec(OptT(SEAT_CHOICE), SEAT_CHOICE_DOC + "; default bot",
+                            default=None)
+    reason: str | None = spec(OptT(REASON), "told to the player", default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("admin_unban", CLIENT, reply="ok")
+class AdminUnban(Message):
+    """Lift the bans of a name, of an address, or both."""
+
+    name: str | None = spec(OptT(NAME), "the banned name (any case)", default=None)
+    address: str | None = spec(OptT(ADDRESS), "the banned address", default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("admin_close", CLIENT, reply="ok")
+class AdminClose(Message):
+    """Close a table: its players and spectators get a notice, then every client its
+    table_removed."""
+
+    table: int = spec(TABLE, "the table")
+    reason: str | None = spec(OptT(REASON), "told to its players", default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("admin_mute", CLIENT, reply="ok")
+class AdminMute(Message):
+    """Keep a player from chatting for a time (its say gets ``muted``)."""
+
+    name: str = spec(NAME, "the player's name (any case)")
+    seconds: int = spec(IntT(0, MAX_BAN_SECONDS), "how long; 0 lifts a mute")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("admin_notice", CLIENT, reply="ok")
+class AdminNotice(Message):
+    """Send a notice from the host to every connected client."""
+
+    text: str = spec(LINE, "the notice")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("admin_bans", CLIENT, reply="bans")
+class AdminBans(Message):
+    """Ask for the bans in force."""
+
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("bans", SERVER)
+class Bans(Message):
+    """The bans in force, oldest first."""
+
+    bans: tuple[BanInfo, ...] = spec(ArrayT(RecordT(BanInfo), 0, MAX_BANS), "the bans")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("notice", SERVER)
+class Notice(Message):
+    """A notice from the server's host (admin_notice), or about one's table (closed by
+    the host): a client shows it prominently."""
+
+    text: str = spec(StrT(1, MAX_TEXT), "the notice")
+    table: int | None = spec(OptT(TABLE), "the table it is about; absent: everyone",
+                             default=None)
 
 
 CLIENT_MESSAGES: frozenset[str] = frozenset(t for t, c in MESSAGES.items() if c.sender is CLIENT)

@@ -104,6 +104,12 @@ class Settings:
     stand_in: str = _s("strong", "strategy of the house bots: the default for add_bot, and "
                                  "the one that plays for an absent player",
                        choices=STRATEGIES)
+    admin_key: str = _s("", "the file of the host's admin credential, created once (0600) "
+                            "when missing (empty: beside the data file, <data "
+                            "file>.admin-key; none with ':memory:' data)")
+    admin_from_lan: bool = _s(False, "accept the host's controls (admin_login with the "
+                                     "credential) from other machines too, not only from "
+                                     "this one; only with TLS on a shared network")
     seed: int | None = _s(None, "shuffle seed, for tests and benchmarks only: seeded games "
                                 "are marked as such")
 

@@ -18,6 +18,7 @@ import trio
 from rummyhall.protocol import Error as ErrorMessage
 from rummyhall.protocol import Hello
 
+from .admin import Admin
 from .beacon import run_beacon
 from .config import Settings
 from .flusher import Flusher
@@ -61,6 +62,7 @@ class Hall:
         self.closing = False
         self._stop = trio.Event()
         self.journal: Journal | None = None
+        self.admin = Admin(self)
 
     # ------------------------------------------------------------------ admission
 
@@ -126,6 +128,10 @@ class Hall:
                  "resumed" if resumed else "hello", hello.name, hello.kind, player.id)
         return player, token, resumed
 
+    def session_of(self, player: Player) -> ServerSession | None:
+        """The connection ``player`` is connected by now, if any."""
+        return self._by_player.get(player.id)
+
     def release(self, player: Player, session: ServerSession) -> bool:
         """Forget ``session``; True if it was the player's current one (now disconnected)."""
         if self._by_player.get(player.id) is session:
@@ -148,6 +154,7 @@ class Hall:
             self.tls = load_server_tls(s.tls_cert, s.tls_key, tls_directory(s))
         journal = await Journal.open(s) if s.journal else None
         try:
+            self.admin.start(journal)  # (the credential: a StoreError stops the start too)
             async with trio.open_nursery() as nursery:
                 await nursery.start(self.flusher.run)
                 await nursery.start(self.lobby.run)
@@ -221,10 +228,15 @@ class Hall:
                 swept = now
                 self.lobby.forget_stale(now)
 
+    def addresses(self, stream: trio.SocketStream) -> tuple[str, str]:
+        """A connection's peer address and the address it reached us at (``OSError`` when
+        the connection is gone already). Tests replace it to play another machine."""
+        return (str(stream.socket.getpeername()[0]), str(stream.socket.getsockname()[0]))
+
     async def _handle(self, raw: trio.SocketStream) -> None:
         s = self.settings
         try:
-            address = str(raw.socket.getpeername()[0])
+            address, local_address = self.addresses(raw)
         except OSError:
             await raw.aclose()
             return
@@ -249,7 +261,7 @@ class Hall:
                 stream = opened
                 if refusal is None and self.closing:  # it began to shut down meanwhile
                     refusal = fatal("server_shutdown", "the server is shutting down")
-            session = ServerSession(self, stream, address)
+            session = ServerSession(self, stream, address, local_address)
             if refusal is not None:
                 with trio.move_on_after(1):
                     await session._send_now(refusal)
@@ -279,6 +291,9 @@ class Hall:
         held = len(self.sessions) + self._opening
         if self.closing:
             return fatal("server_shutdown", "the server is shutting down")
+        banned = self.admin.refusal_at_connect(address)
+        if banned is not None:
+            return banned
         if held >= s.max_connections:
             return fatal("server_full", f"the server holds {held} connections")
         if self._per_address[address] >= s.max_per_address:

@@ -91,6 +91,7 @@ from rummyhall.rules import (
     seat_view,
 )
 
+from .bans import Ban
 from .config import Settings
 from .ratings import Rating
 from .records import LatestGame, PlayerRecord, RestoredHall, SeatRecord, TableRecord
@@ -221,6 +222,8 @@ class Journal:
         self.commits = 0  # transactions committed
         self.checkpoints = 0
         self.appended = 0  # actions journalled
+        #: The bans kept by the last run (rows of the bans table), read at open.
+        self.bans_at_start: list[dict[str, Any]] = []
 
     @classmethod
     async def open(cls, settings: Settings) -> Journal:
@@ -235,6 +238,7 @@ class Journal:
         for row in await journal._call(store.ratings):
             journal._ratings[(row["key"], row["game"])] = (
                 Rating(row["mu"], row["sigma"]), row["games"])
+        journal.bans_at_start = await journal._call(store.bans)
         return journal
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -475,6 +479,35 @@ class Journal:
                  table.creator.id, table.turn_seconds, table.grace_seconds, int(table.seeded),
                  table.state, _dumps(seating), self._game_of.get(table.id))))
         return out
+
+    # ------------------------------------------------------------------ the host's controls
+
+    async def record_admin(self, at: float, who: str, action: str, target: str,
+                           details: dict[str, Any], *, ban: Ban | None = None,
+                           lifted: Sequence[Ban] = ()) -> None:
+        """Commit one admin action to the admin log, with the ban it makes or the bans it
+        lifts, before it takes effect (:class:`JournalError` if it cannot be)."""
+        statements: list[Statement] = [(
+            "INSERT INTO admin_log (at, who, action, target, details) VALUES (?, ?, ?, ?, ?)",
+            (at, who, action, target, _dumps(details)))]
+        if ban is not None:
+            statements.append((
+                "INSERT INTO bans (id, name, player, address, until, reason, since) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (ban.number, ban.name, ban.player, ban.address, ban.until_unix, ban.reason,
+                 ban.since_unix)))
+        statements += self._forget_statements(lifted)
+        await self._submit(statements)
+
+    def forget_bans(self, ended: Sequence[Ban]) -> None:
+        """Bans that have run out: their rows go with the next batch (not waited for)."""
+        if ended and self.failed is None:
+            self._batch.statements += self._forget_statements(ended)
+            self._wake.set()
+
+    @staticmethod
+    def _forget_statements(bans: Sequence[Ban]) -> list[Statement]:
+        return [("DELETE FROM bans WHERE id = ?", (b.number,)) for b in bans]
 
     # ------------------------------------------------------------------ restart
 

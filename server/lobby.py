@@ -8,6 +8,7 @@ when a table changes. Tables run as tasks in the lobby's nursery.
 from __future__ import annotations
 
 import logging
+import math
 import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -29,6 +30,7 @@ from rummyhall.protocol import (
     ListTables,
     LobbyUpdates,
     Message,
+    Notice,
     Ok,
     Say,
     TableRemoved,
@@ -262,6 +264,10 @@ class Lobby:
         return Ok(id=msg.id, table=table_id)
 
     def _say(self, player: Player, msg: Say) -> Ok | TableError:
+        left = player.muted_until - trio.current_time()
+        if left > 0:
+            return TableError("muted", f"the host muted your chat for {math.ceil(left)} more "
+                                       "seconds")
         chat = Prepared(Chat(player=player.id, name=player.name, text=msg.text,
                              table=msg.table))
         # (chat is what a lagging reader may lose: it never costs a bystander its place)
@@ -277,6 +283,36 @@ class Lobby:
         for other, _ in table.audience():
             other.offer(chat)
         return Ok(id=msg.id, table=msg.table)
+
+    # ------------------------------------------------------------------ the host's controls
+
+    def notice(self, text: str) -> None:
+        """The host's notice, to every connected client."""
+        notice = Prepared(Notice(text=text))
+        for player in self.players.connected():
+            player.send(notice)
+
+    def close_table(self, table_id: int, text: str) -> bool:
+        """Close a table for the host: its players and spectators get ``text`` as a notice,
+        then every client the table's removal. False if there is no such table."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return False
+        notice = Prepared(Notice(text=text, table=table_id))
+        for player, _ in table.audience():
+            player.send(notice)
+        log.info("table %s closed by the host", table_id)
+        table.close()
+        self._table_changed(table)
+        return True
+
+    async def evict(self, player: Player) -> None:
+        """The host took ``player``'s seats from it: a house bot plays each seat of a game
+        under way at once; a seat at a table not started is freed; it watches nothing."""
+        for table_id in sorted(player.tables):
+            table = self.tables.get(table_id)
+            if table is not None:
+                await self._to_table(table, Command(player, "evict"))
 
     # ------------------------------------------------------------------ presence
 

@@ -215,6 +215,9 @@ class Player:
         #: False while it holds its name only on loan: taken while the name's owner was
         #: away and held nothing; the owner takes it back (docs/protocol.md, section 4).
         self.owns_name = True
+        #: The host muted its chat until then (the server's clock; 0: not muted). A mute
+        #: lasts while the server runs.
+        self.muted_until = 0.0
 
     @property
     def connected(self) -> bool:

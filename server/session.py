@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import secrets
 import socket
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,14 @@ from rummyhall.protocol import (
     NEED_DATA,
     PAUSED,
     SERVER,
+    AdminBan,
+    AdminBans,
+    AdminClose,
+    AdminKick,
+    AdminLogin,
+    AdminMute,
+    AdminNotice,
+    AdminUnban,
     Bye,
     Connection,
     Hello,
@@ -48,6 +57,10 @@ from rummyhall.protocol.limits import MINOR
 from .players import Outbox, Outgoing, Player, Prepared
 from .tls import LingeringTransport
 
+ADMIN_REQUESTS = (AdminBan, AdminBans, AdminClose, AdminKick, AdminLogin, AdminMute,
+                  AdminNotice, AdminUnban)
+"""The host's controls (answered by :class:`~.admin.Admin`)."""
+
 if TYPE_CHECKING:
     from .hall import Hall
 
@@ -60,7 +73,9 @@ REPLY_BYTES_PER_TOKEN = 4_096
 """A reply (or a snapshot) costs one more rate token for each whole 4 KiB of it
 (docs/protocol.md, 8)."""
 FEATURES = ("bots", "chat", "lobby_updates", "resume", "spectators", "turn_timers")
-"""The optional abilities a welcome announces (docs/protocol.md, section 3)."""
+"""The optional abilities a welcome announces (docs/protocol.md, section 3); a server
+with an admin credential adds ``admin``."""
+NONCE_BYTES = 16  # the welcome's nonce: 128 bits from the CSPRNG, as 32 hex digits
 
 
 def fatal(code: str, message: str) -> ErrorMessage:
@@ -72,7 +87,7 @@ class ServerSession:
 
     def __init__(self, hall: Hall,
                  stream: trio.SocketStream | trio.SSLStream[LingeringTransport],
-                 address: str) -> None:
+                 address: str, local_address: str = "") -> None:
         self.hall = hall
         self.stream = stream
         self._tls = isinstance(stream, trio.SSLStream)
@@ -88,6 +103,10 @@ class ServerSession:
         self.heard_at = trio.current_time()  # when the client's last whole frame came
         self.frame_started: float | None = None  # when the frame under way began to come
         self.address = address
+        self.local_address = local_address  # the address the client reached us at
+        #: This connection's nonce (its welcome's): admin proofs are HMACs over it.
+        self.nonce = secrets.token_hex(NONCE_BYTES)
+        self.admin = False  # it has proved the admin credential (admin_login)
         s = hall.settings
         self.conn = Connection(SERVER, max_frame=s.max_frame)
         self.player: Player | None = None
@@ -131,16 +150,18 @@ class ServerSession:
                 await self._refuse(fatal("handshake_timeout",
                                          f"no hello within {s.handshake_seconds:g} s"))
             return
-        refusal = self.hall.check_name(hello)
+        refusal = self.hall.check_name(hello) or self.hall.admin.refusal_at_hello(
+            hello, self.address)
         if refusal is not None:
             await self._refuse(refusal)
             return
         player, token, resumed = self.hall.admit(hello, self)
         self.player = player
         self.heard_at = trio.current_time()  # (saying hello took part of the handshake)
+        features = FEATURES if self.hall.admin.credential is None else (*FEATURES, "admin")
         welcome = Welcome(version=self.conn.version or 1, minor=MINOR, server=s.name,
-                          limits=self.limits,
-                          features=FEATURES, session=Session(player=player.id,
+                          limits=self.limits, nonce=self.nonce,
+                          features=features, session=Session(player=player.id,
                                                              token=token,
                                                              resumed=resumed))
         if not await self._send_now(welcome):
@@ -232,6 +253,8 @@ class ServerSession:
                 continue
             if isinstance(event, Ping):
                 self._queue(Pong(id=event.id))
+            elif isinstance(event, ADMIN_REQUESTS):
+                await self.hall.admin.handle(self, event)
             else:
                 await self.hall.lobby.handle(self.player, event)
 

@@ -43,7 +43,7 @@ else:
     import fcntl
 
 APPLICATION_ID = 0x52484C31  # "RHL1": marks the file as a Rummy Hall database
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SYNCHRONOUS = "NORMAL"  # the default; "FULL" with the fsync setting
 EXPORT_FORMAT = "rummyhall-game"
 EXPORT_VERSION = 1
@@ -181,7 +181,7 @@ def name_key(name: str) -> str:
 
 # Each step runs in the migration's transaction: an SQL script, or Python for what SQL
 # cannot do (SQLite has no SHA-256). 1 -> 2 added the ratings table; 2 -> 3: see
-# _migrate_to_3.
+# _migrate_to_3; 3 -> 4 added the host's admin log and bans.
 MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     1: """
     CREATE TABLE players (
@@ -237,6 +237,25 @@ MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     ) WITHOUT ROWID;
     """,
     3: _migrate_to_3,
+    4: """
+    CREATE TABLE admin_log (
+        id INTEGER PRIMARY KEY,            -- in the order the actions were taken
+        at REAL NOT NULL,                  -- Unix time
+        who TEXT NOT NULL,                 -- the admin connection's name and address
+        action TEXT NOT NULL,              -- login, kick, ban, unban, close, mute, notice
+        target TEXT NOT NULL,              -- the name, address or table ('' for a notice)
+        details TEXT NOT NULL              -- JSON: the request's other fields
+    );
+    CREATE TABLE bans (
+        id INTEGER PRIMARY KEY,
+        name TEXT,                         -- the banned name (compared case-blind)
+        player INTEGER,                    -- the player that held it (its token too)
+        address TEXT,                      -- the banned address
+        until REAL,                        -- Unix time (NULL: until lifted)
+        reason TEXT NOT NULL,
+        since REAL NOT NULL                -- Unix time
+    );
+    """,
 }
 
 
@@ -625,6 +644,32 @@ class Store:
             params.append(max(0, limit))
         with self._reading():
             rows = self.reader.execute(sql, params).fetchall()
+        return [dict(r) for r in rows]
+
+    def admin_log(self, *, limit: int = 50, before: int | None = None
+                  ) -> list[dict[str, Any]]:
+        """The host's admin actions, newest first: at most ``limit``, numbered below
+        ``before`` (the next page). Each: ``id``, ``at`` (ISO 8601, UTC), ``who``,
+        ``action``, ``target``, ``details`` (a dict)."""
+        sql = "SELECT id, at, who, action, target, details FROM admin_log"
+        params: list[Any] = []
+        if before is not None:
+            sql += " WHERE id < ?"
+            params.append(before)
+        sql += " ORDER BY id DESC LIMIT ?"
+        params.append(max(0, limit))
+        with self._reading():
+            rows = self.reader.execute(sql, params).fetchall()
+        return [{"id": r["id"], "at": _iso(r["at"]), "who": r["who"], "action": r["action"],
+                 "target": r["target"], "details": json.loads(r["details"])} for r in rows]
+
+    def bans(self) -> list[dict[str, Any]]:
+        """Every ban kept (ended ones included until a server forgets them), oldest first:
+        ``id``, ``name``, ``player``, ``address``, ``until`` and ``since`` (Unix time;
+        ``until`` None: until lifted), ``reason``."""
+        with self._reading():
+            rows = self.reader.execute("SELECT id, name, player, address, until, reason, "
+                                       "since FROM bans ORDER BY id").fetchall()
         return [dict(r) for r in rows]
 
     def backup(self, target: str) -> None:

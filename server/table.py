@@ -117,7 +117,7 @@ class Command:
     """A request for a table: ``message`` from ``player`` (None: the server itself)."""
 
     player: Player | None
-    message: Message | str  # a protocol message, or "connected", "disconnected", "prompt"
+    message: Message | str  # a protocol message, or "connected", "disconnected", "prompt", "evict"
     done: trio.Event | None = None  # set once handled (the session waits: replies in order)
     #: The connection that asked (its replies go there, never to a newer connection of
     #: the same player, which did not ask); None: the player's connection now.
@@ -308,10 +308,12 @@ class Table:
     async def _handle_command(self, command: Command) -> None:
         player, message = command.player, command.message
         if isinstance(message, str):  # the server's own: "connected", "disconnected",
-            if player is None:  # "prompt" (the player's action was refused unread)
+            if player is None:  # "prompt" (the player's action was refused unread), "evict"
                 return
             if message == "prompt":
                 self._prompt_again(player)
+            elif message == "evict":
+                self._evict(player)
             else:
                 self._presence(player, message == "connected")
             return
@@ -413,6 +415,22 @@ class Table:
         player.tables.discard(self.id)
         self._changed()
         return Ok(id=msg.id, table=self.id)
+
+    def _evict(self, player: Player) -> None:
+        """The host took the player's seat (a kick or ban with ``seat: bot``): as if it had
+        left, with no reply (its connection is closed). During a game a house bot plays
+        the seat at once; it may join again to take it back."""
+        seat = self.seat_of(player)
+        if seat is None or seat.left:
+            self.spectators.pop(player, None)
+        elif self.state in ("waiting", "finished"):
+            seat.player, seat.absent_since = None, None
+        else:
+            seat.left, seat.absent_since = True, None
+            seat.stand_in = seat.stand_in or self._stand_in()
+            self._reschedule(seat)
+        player.tables.discard(self.id)
+        self._changed()
 
     async def _watch(self, player: Player, msg: Watch) -> None:
         seat = self.sits(player)

@@ -195,7 +195,10 @@ async def test_a_killed_server_leaves_nothing_that_stops_the_next_start(tmp_path
         await server.start()
     finally:
         assert server.stop() == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["hall.sqlite3", "hall.sqlite3.log"]
+    # (the admin credential stays: it is made once, for the owner only)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "hall.sqlite3", "hall.sqlite3.admin-key", "hall.sqlite3.log"]
+    assert _mode(str(data) + ".admin-key") == 0o600
 
 
 async def test_a_backup_while_the_server_plays_is_consistent(tmp_path: Path) -> None:

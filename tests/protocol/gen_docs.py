@@ -158,12 +158,16 @@ def actions_block() -> str:
     return "\n".join(out)
 
 
-def transcript_block() -> str:
+def transcript_block(frames: list[examples.Frame] | None = None) -> str:
     lines = []
-    for frame in examples.gin_transcript():
+    for frame in examples.gin_transcript() if frames is None else frames:
         who = f"{frame.client} → server" if frame.sender is CLIENT else f"server → {frame.client}"
         lines.append(f"{who:14s} {json.dumps(json_value(frame.message.to_wire()))}")
     return "```text\n" + "\n".join(lines) + "\n```"
+
+
+def admin_transcript_block() -> str:
+    return transcript_block(examples.admin_transcript())
 
 
 def generate(what: str) -> str:
@@ -176,7 +180,8 @@ def generate(what: str) -> str:
         return payload_table(VIEW_SPEC)
     return {"errors": errors_block, "transitions": transitions_block, "events": events_block,
             "enums": enums_block,
-            "actions": actions_block, "transcript": transcript_block}[kind]()
+            "actions": actions_block, "transcript": transcript_block,
+            "admin_transcript": admin_transcript_block}[kind]()
 
 
 def render(doc: str) -> str:
@@ -282,6 +287,9 @@ def kit() -> dict[str, Any]:
     frames = [{"from": str(f.sender), "connection": f.client,
                "hex": frame_bytes(f.message.to_wire()).hex(),
                "message": json_value(f.message.to_wire())} for f in examples.gin_transcript()]
+    admin = [{"from": str(f.sender), "connection": f.client,
+              "hex": frame_bytes(f.message.to_wire()).hex(),
+              "message": json_value(f.message.to_wire())} for f in examples.admin_transcript()]
     valid = [{"from": str(m.sender), "hex": frame_bytes(m.to_wire()).hex(),
               "message": json_value(m.to_wire())}
              for ms in examples.message_examples().values() for m in ms]
@@ -292,8 +300,11 @@ def kit() -> dict[str, Any]:
                  "Gin, in order, per connection. 'valid': one or more frames of every "
                  "message type. 'invalid': frames the receiver ('to') must refuse in the "
                  "given state (after a normal handshake for READY), with the error code "
-                 "and fatality. See docs/protocol.md, 'Conformance kit'.",
-        "transcript": frames, "valid": valid, "invalid": hostile_cases(),
+                 "and fatality. 'admin_transcript' (1.2): the host logs in with the "
+                 "admin credential " + examples.ADMIN_CREDENTIAL + " and kicks bob. See "
+                 "docs/protocol.md, 'Conformance kit'.",
+        "transcript": frames, "admin_transcript": admin, "valid": valid,
+        "invalid": hostile_cases(),
     }
 
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
 
 # Calls whose first argument is the code of the refusal they build.
-REFUSERS = {"fatal", "TableError", "SchemaError", "_refuse", "_fail"}
+REFUSERS = {"fatal", "TableError", "SchemaError", "_refuse", "_fail", "AdminError", "BanError"}
 # A marker, not a message: a session that overflows is closed without its error.
 NOT_SENT = {"slow_consumer"}
 

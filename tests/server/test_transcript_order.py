@@ -1,6 +1,6 @@
 """The transcript of docs/protocol.md section 10 (and of the conformance kit) replayed
 against a real server: each connection receives exactly the kit's frames, in the kit's
-order. Only what no transcript can fix is masked: the welcome's random token."""
+order. Only what no transcript can fix is masked: the welcome's random token and nonce."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ class _FirstSeat(random.Random):
 
 def _masked(message: dict[str, Any]) -> dict[str, Any]:
     if message.get("type") == "welcome":
-        return {**message, "session": {**message["session"], "token": "<token>"}}
+        return {**message, "session": {**message["session"], "token": "<token>"},
+                "nonce": "<nonce>"}
     return message
 
 
