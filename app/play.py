@@ -15,6 +15,9 @@ from rummyhall.client.discovery import FoundServer, discover
 from rummyhall.client.trust import server_key
 from rummyhall.protocol import DEFAULT_PORT
 from rummyhall.protocol.fingerprints import format_fingerprint
+from rummyhall.server import ConfigError, Settings
+from rummyhall.server.credential import credential_path, read_credential
+from rummyhall.server.store import StoreError
 
 from .tlsflags import add_tls_arguments, trust_from_args
 
@@ -30,6 +33,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discover-seconds", type=float, default=2.5,
                         help="how long to listen for servers on the LAN (2.5)")
     add_tls_arguments(parser)
+    parser.add_argument("--admin", nargs="?", const="", default=None, metavar="FILE",
+                        help="the host who plays: log in with the server's admin credential "
+                             "(FILE; without it, the one beside the server's default data "
+                             "file, as `rummyhall admin` finds it) and have the host's "
+                             "commands (/kick, /ban, /unban, /mute, /close, /notice, /bans); "
+                             "on the server's machine")
+
+
+def admin_credential(choice: str) -> str:
+    """The credential of ``--admin`` (``""``: the server's default file); raises
+    :class:`ValueError` saying why it cannot be read."""
+    try:
+        path = choice or credential_path(Settings.from_environment())
+        if path is None:
+            raise ValueError("the server's settings keep no data directory: no credential")
+        return read_credential(path)
+    except (ConfigError, StoreError) as exc:
+        raise ValueError(str(exc)) from None
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -85,6 +106,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         print("rummyhall play: the console needs a terminal (standard input is not one)",
               file=sys.stderr)
         return 2
+    try:
+        credential = None if args.admin is None else admin_credential(args.admin)
+    except ValueError as exc:
+        print(f"rummyhall play: --admin: {exc}", file=sys.stderr)
+        return 2
     profile = Profile.load()
     trust = trust_from_args(args)
     address = args.server
@@ -121,7 +147,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     options = ConsoleOptions(host, port, name, token=profile.token_for(server, name),
                              color=not args.no_color,
                              on_token=lambda token: profile.remember(server, name, token),
-                             tls=trust)
+                             tls=trust,
+                             admin_credential=credential)
     try:
         asyncio.run(run_console(options))
     except ServerClosed as exc:

@@ -47,6 +47,7 @@ COLOR_STYLE = {
     "status": "#87d787",
     "status.error": "#ff5f5f bold",
     "log.chat": "#5fd7ff",
+    "log.notice": "bold #ffaf00",
     "log.info": "#8a8a8a",
     "log.error": "#ff5f5f",
     "prompt": "bold",

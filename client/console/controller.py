@@ -78,6 +78,8 @@ class Controller:
         self.spawn = spawn
         self.quit = quit
         self._listed = False  # the lobby has been listed once (see refresh)
+        #: Commands that exist only on this console (the host's: see .admin).
+        self.extra_commands: dict[str, Handler] = {}
 
     # ------------------------------------------------------------------ plumbing
 
@@ -104,6 +106,12 @@ class Controller:
             model.on_change()
 
         self.spawn(run)
+
+    def request(self, make: Callable[[], Awaitable[object]], done: str | None = None,
+                after: Callable[[object], None] | None = None) -> None:
+        """Run a request in a task: ``done`` and ``after`` once it succeeded, the server's
+        reason in the status line when it was refused (for the console's extensions)."""
+        self._request(make, done, after)
 
     def _seat(self) -> tuple[int, int] | None:
         """(table, seat) of the shown table, or None (and a message) without a seat."""
@@ -471,7 +479,7 @@ class Controller:
             return
         word, _, rest = line.partition(" ")
         word = word.lower().lstrip(":/")
-        handler = COMMAND_HANDLERS.get(word)
+        handler = COMMAND_HANDLERS.get(word) or self.extra_commands.get(word)
         if handler is None:
             self.model.say(f"unknown command {word!r}: press ? for help", error=True)
         else:

@@ -21,7 +21,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from rummyhall.client.session import TableState, Update
 from rummyhall.client.wording import event_words, note_words
-from rummyhall.protocol import Chat, GameInfo, OptionInfo, TableInfo, Turn
+from rummyhall.protocol import Chat, GameInfo, Notice, OptionInfo, TableInfo, Turn
 from rummyhall.rules import (
     Arrangement,
     Card,
@@ -410,7 +410,7 @@ def _step_option(opt: OptionInfo, value: bool | int | str, delta: int) -> bool |
 
 @dataclass
 class LogEntry:
-    kind: str  # event, chat, info, error
+    kind: str  # event, chat, notice, info, error
     text: str
 
 
@@ -596,6 +596,12 @@ class ConsoleModel:
             where = "" if msg.table is None else f"#{msg.table} "
             self.log.append(LogEntry("chat", f"{where}<{msg.name}> {msg.text}"))
 
+    def _on_notice(self, update: Update, deadline: float | None) -> None:
+        msg = update.payload
+        if isinstance(msg, Notice):  # the host speaking: in the log and the status line
+            self.log.append(LogEntry("notice", f"[host] {msg.text}"))
+            self.status, self.status_error = f"[host] {msg.text}", False
+
     def _on_event(self, update: Update, deadline: float | None) -> None:
         table = update.table
         if table is None:
@@ -653,6 +659,7 @@ class ConsoleModel:
 #: update kind -> ConsoleModel's handler (see ConsoleModel.on_update)
 _UPDATE_HANDLERS: dict[str, Callable[[ConsoleModel, Update, float | None], None]] = {
     "connection": ConsoleModel._on_connection, "chat": ConsoleModel._on_chat,
+    "notice": ConsoleModel._on_notice,
     "event": ConsoleModel._on_event, "turn": ConsoleModel._on_turn,
     "your_turn": ConsoleModel._on_your_turn, "snapshot": ConsoleModel._on_snapshot,
     "table_removed": ConsoleModel._on_table_removed,

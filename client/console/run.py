@@ -25,6 +25,7 @@ from prompt_toolkit.output import Output
 from rummyhall.client.session import ClientError, Session, open_session
 from rummyhall.client.trust import ServerTrust
 
+from . import admin
 from .app import build_app
 from .controller import Controller
 from .model import ConsoleModel
@@ -46,6 +47,9 @@ class ConsoleOptions:
     on_token: Callable[[str], None] | None = None
     #: Over TLS, how the server is checked (None: plain TCP).
     tls: ServerTrust | None = None
+    #: The host's admin credential: the console logs in with it and has the host's
+    #: commands (see .admin); None: a player's console.
+    admin_credential: str | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -126,6 +130,8 @@ async def run_console(options: ConsoleOptions, *, input: Input | None = None,
                 nursery.start_soon(_pump, session, model, options)
                 nursery.start_soon(_keepalive, session)
                 controller.refresh()
+                if options.admin_credential is not None:
+                    admin.login(controller, options.admin_credential)
                 ready.set_result(ConsoleHandle(model, controller, session, token))
                 await stop.wait()
                 nursery.cancel_scope.cancel()
