@@ -651,15 +651,12 @@ class Store:
         """The host's admin actions, newest first: at most ``limit``, numbered below
         ``before`` (the next page). Each: ``id``, ``at`` (ISO 8601, UTC), ``who``,
         ``action``, ``target``, ``details`` (a dict)."""
-        sql = "SELECT id, at, who, action, target, details FROM admin_log"
-        params: list[Any] = []
-        if before is not None:
-            sql += " WHERE id < ?"
-            params.append(before)
-        sql += " ORDER BY id DESC LIMIT ?"
-        params.append(max(0, limit))
+        # (always a bound on id: the rowid is searched from there, in order, never scanned)
+        sql = ("SELECT id, at, who, action, target, details FROM admin_log WHERE id < ? "
+               "ORDER BY id DESC LIMIT ?")
         with self._reading():
-            rows = self.reader.execute(sql, params).fetchall()
+            rows = self.reader.execute(
+                sql, (before if before is not None else 2**63 - 1, max(0, limit))).fetchall()
         return [{"id": r["id"], "at": _iso(r["at"]), "who": r["who"], "action": r["action"],
                  "target": r["target"], "details": json.loads(r["details"])} for r in rows]
 

@@ -91,6 +91,7 @@ def test_an_older_schema_is_migrated(tmp_path: Path) -> None:
     try:
         assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert store.ratings() == []  # the table version 2 added
+        assert store.admin_log() == [] and store.bans() == []  # the tables of version 4
         assert store.restored().players[0]["name"] == "ada"
     finally:
         store.close()

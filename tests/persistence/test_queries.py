@@ -104,10 +104,12 @@ def test_no_history_query_scans_or_sorts(store: Store) -> None:
         store.record(123)
         store.ratings("gin", limit=100)
         store.ratings()
+        store.admin_log()
+        store.admin_log(limit=10, before=40)
     finally:
         store.reader.set_trace_callback(None)
     queries = [q for q in statements if q.lstrip().upper().startswith("SELECT")]
-    assert len(queries) == 8
+    assert len(queries) == 10
     for query in queries:
         plan = " | ".join(row[3] for row in store.reader.execute(
             "EXPLAIN QUERY PLAN " + query))
