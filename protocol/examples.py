@@ -124,7 +124,9 @@ TABLE: Final = 1
 TURN_MS: Final = 60_000
 TOKENS: Final = {"ada": "6a1f0c9e2b7d4e8fa3c5b0d9e1f2a7c4",
                  "bob": "0f9e8d7c6b5a49382716a5b4c3d2e1f0"}
-PLAYERS: Final = {"ada": 1, "bob": 2, "host": 3}
+PLAYERS: Final = {"ada": 1, "bob": 2}
+ADMIN_PLAYERS: Final = {"bob": 1, "host": 2}
+"""The player ids of the admin transcript (a server of its own: bob comes first)."""
 NONCES: Final = {"ada": "3b8e1f0a9c2d4e6f8a0b1c2d3e4f5a6b",
                  "bob": "c0ffee11d2e3f405a6b7c8d9e0f1a2b3",
                  "host": "9d4c2b1a0f8e7d6c5b4a39281706f5e4"}
@@ -143,11 +145,11 @@ class Frame:
 
 
 def _welcome(name: str, features: tuple[str, ...] = FEATURES,
-             token: str | None = None) -> Welcome:
+             token: str | None = None, player: int | None = None) -> Welcome:
     return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
                    features=features, nonce=NONCES[name],
-                   session=Session(player=PLAYERS[name], token=token or TOKENS[name],
-                                   resumed=False))
+                   session=Session(player=player or PLAYERS[name],
+                                   token=token or TOKENS[name], resumed=False))
 
 
 def _seat(seat: int, name: str | None) -> SeatInfo:
@@ -265,11 +267,13 @@ def admin_transcript() -> list[Frame]:
     return [
         Frame(CLIENT, "bob", Hello(versions=(1,), name="bob", kind="person",
                                    client="example 1.0")),
-        Frame(SERVER, "bob", _welcome("bob", (*FEATURES, "admin"))),
+        Frame(SERVER, "bob", _welcome("bob", (*FEATURES, "admin"),
+                                      player=ADMIN_PLAYERS["bob"])),
         Frame(CLIENT, host, Hello(versions=(1,), name="rummyhall admin", kind="spectator",
                                   client="rummyhall admin")),
         Frame(SERVER, host, _welcome(host, (*FEATURES, "admin"),
-                                     token="77e0c1d2b3a4958677e0c1d2b3a49586")),
+                                     token="77e0c1d2b3a4958677e0c1d2b3a49586",
+                                     player=ADMIN_PLAYERS[host])),
         Frame(CLIENT, host, LobbyUpdates(on=False, id=1)),
         Frame(SERVER, host, Ok(id=1)),
         Frame(CLIENT, host, AdminLogin(proof=admin_proof(ADMIN_CREDENTIAL, NONCES[host]),

@@ -230,8 +230,8 @@ class Admin:
 
     async def _kick(self, session: ServerSession, msg: AdminKick) -> Ok:
         player = self._named(msg.name)
-        target = self.hall.session_of(player)
-        if target is None:
+        target = self.hall.session_of(player) if player.connected else None
+        if target is None:  # (or its connection is closing already)
             raise AdminError("not_connected", f"{player.name!r} is not connected (a ban "
                                               "keeps a player out)")
         seat = msg.seat or "wait"

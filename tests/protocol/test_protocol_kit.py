@@ -15,13 +15,16 @@ from rummyhall.protocol import (
     ERROR_CODES,
     MESSAGES,
     SERVER,
+    AdminLogin,
     Connection,
     Hello,
     Message,
     RemoteProtocolError,
+    Welcome,
+    admin_proof,
     json_value,
 )
-from rummyhall.protocol.examples import ready_pair
+from rummyhall.protocol.examples import ADMIN_CREDENTIAL, ready_pair
 from rummyhall.rules import ThreeThirteen, meld_rules_for, new_game
 
 KIT = json.loads(resources.files("rummyhall.protocol").joinpath("conformance.json")
@@ -88,6 +91,27 @@ def test_the_transcript_replays_through_connections() -> None:
         assert json_value(got.to_wire()) == frame["message"]
         assert sender.send(got) == data  # the sending end agrees, byte for byte
     assert all(c.state.name == "READY" for pair in pairs.values() for c in pair)
+
+
+def test_the_admin_transcript_replays_and_its_proof_is_the_hmac_of_its_nonce() -> None:
+    pairs = {name: (Connection(CLIENT), Connection(SERVER)) for name in ("bob", "host")}
+    nonces: dict[str, str] = {}
+    for frame in KIT["admin_transcript"]:
+        client, server = pairs[frame["connection"]]
+        sender, receiver = (client, server) if frame["from"] == "client" else (server, client)
+        data = bytes.fromhex(frame["hex"])
+        got = _to(receiver, data)
+        assert isinstance(got, Message)
+        assert sender.send(got) == data
+        if isinstance(got, Welcome):
+            assert got.nonce is not None and "admin" in got.features
+            nonces[frame["connection"]] = got.nonce
+        if isinstance(got, AdminLogin):
+            assert got.proof == admin_proof(ADMIN_CREDENTIAL, nonces["host"])
+            assert got.proof != admin_proof(ADMIN_CREDENTIAL, nonces["bob"])
+    assert ADMIN_CREDENTIAL in KIT["about"]
+    assert pairs["host"][0].state.name == "READY"
+    assert pairs["bob"][0].state.name == "CLOSED"  # kicked: a fatal error
 
 
 @pytest.mark.parametrize("case", KIT["invalid"], ids=lambda c: c["name"])

@@ -7,11 +7,13 @@ is played by replacing the hall's ``addresses`` seam (the tests never leave loop
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import os
 import stat
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from importlib import resources
 from pathlib import Path
 from typing import ClassVar
 
@@ -22,6 +24,7 @@ from fast_settings import FAST
 from players import RawClient
 
 from rummyhall.protocol import (
+    MESSAGES,
     AdminBan,
     AdminBans,
     AdminClose,
@@ -44,10 +47,15 @@ from rummyhall.protocol import (
     TableRemoved,
     Welcome,
     admin_proof,
+    json_value,
 )
+from rummyhall.protocol.examples import ADMIN_CREDENTIAL
 from rummyhall.server import Hall, Settings
 from rummyhall.server.credential import read_credential
 from rummyhall.server.store import Store
+
+KIT = json.loads(resources.files("rummyhall.protocol").joinpath("conformance.json")
+                 .read_text(encoding="utf-8"))
 
 
 def _settings(tmp_path: Path) -> Settings:
@@ -392,3 +400,37 @@ async def test_bans_and_the_admin_log_survive_a_restart(tmp_path: Path) -> None:
     assert [e["action"] for e in log] == ["unban", "login", "notice", "ban", "login"]
     assert log[3]["target"] == "bob" and log[3]["details"]["seconds"] == 3600
     assert all(e["who"] == "host at 127.0.0.1" for e in log)
+
+
+def _masked(wire: dict[str, object]) -> dict[str, object]:
+    if wire.get("type") == "welcome":
+        session = wire["session"]
+        assert isinstance(session, dict)
+        return {**wire, "session": {**session, "token": "<token>"}, "nonce": "<nonce>"}
+    return wire
+
+
+async def test_the_kits_admin_transcript_replays_against_the_server(tmp_path: Path) -> None:
+    """Every frame of the kit's admin login and kick, on each connection in order (the
+    proof made from the nonce this server sent; token and nonce masked)."""
+    settings = dataclasses.replace(_settings(tmp_path), messages_per_second=100, burst=200)
+    Path(settings.admin_key).write_text(ADMIN_CREDENTIAL + "\n")
+    Path(settings.admin_key).chmod(0o600)
+    async with serving(settings) as hall:
+        clients: dict[str, Client] = {}
+        nonces: dict[str, str] = {}
+        for frame in KIT["admin_transcript"]:
+            name, wire = frame["connection"], frame["message"]
+            if frame["from"] == "client":
+                if name not in clients:
+                    clients[name] = await Client.connect(hall.port or 0)
+                message = MESSAGES[wire["type"]].from_wire(wire)
+                if isinstance(message, AdminLogin):
+                    message = dataclasses.replace(
+                        message, proof=admin_proof(ADMIN_CREDENTIAL, nonces[name]))
+                await clients[name].send(message)
+            else:
+                got = await clients[name].receive()
+                if isinstance(got, Welcome) and got.nonce is not None:
+                    nonces[name] = got.nonce
+                assert _masked(json_value(got.to_wire())) == _masked(wire), frame
