@@ -106,7 +106,7 @@ class Settings:
                        choices=STRATEGIES)
     admin_key: str = _s("", "the file of the host's admin credential, created once (0600) "
                             "when missing (empty: beside the data file, <data "
-                            "file>.admin-key; none with ':memory:' data)")
+                            "file>.admin-key; none with ':memory:' data or --no-journal)")
     admin_from_lan: bool = _s(False, "accept the host's controls (admin_login with the "
                                      "credential) from other machines too, not only from "
                                      "this one; only with TLS on a shared network")

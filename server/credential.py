@@ -28,11 +28,12 @@ KEY_MODE = 0o600
 
 def credential_path(settings: Settings) -> str | None:
     """Where the credential of these settings lives, or None when the server keeps no data
-    directory (``:memory:`` data and no ``admin_key``): it then has no host's controls."""
+    directory (``:memory:`` data, or no journal, and no ``admin_key``): it then has no
+    host's controls."""
     if settings.admin_key:
         return settings.admin_key
     path = data_path(settings.data)
-    return None if path == MEMORY else path + KEY_SUFFIX
+    return None if path == MEMORY or not settings.journal else path + KEY_SUFFIX
 
 
 def _is_credential(text: str) -> bool:

@@ -150,8 +150,9 @@ class ServerSession:
                 await self._refuse(fatal("handshake_timeout",
                                          f"no hello within {s.handshake_seconds:g} s"))
             return
-        refusal = self.hall.check_name(hello) or self.hall.admin.refusal_at_hello(
-            hello, self.address)
+        # (a ban first: a banned player whose seat holds its name is told it is banned)
+        refusal = self.hall.admin.refusal_at_hello(hello, self.address) \
+            or self.hall.check_name(hello)
         if refusal is not None:
             await self._refuse(refusal)
             return

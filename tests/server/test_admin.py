@@ -321,6 +321,22 @@ async def test_a_banned_player_is_refused_with_its_token_until_the_ban_ends(
         mock_clock.autojump_threshold = 0.01  # (the shutdown's waits)
 
 
+async def test_a_banned_name_held_by_its_seat_is_told_banned_not_taken(tmp_path: Path
+                                                                     ) -> None:
+    settings = _settings(tmp_path)
+    async with serving(settings) as hall:
+        table, (ada, bob) = await _seated_game(hall, "ada", "bob")
+        admin = await admin_of(hall, settings)
+        assert await admin.ask(AdminBan(name="bob", seat="wait", id=1)) == Ok(id=1)
+        await bob.receive_until_closed()
+        assert hall.lobby.tables[table].seats[1].stand_in is None  # the seat waits
+        impostor = await Client.connect(hall.port or 0)
+        await impostor.send(Hello(versions=(1,), name="BOB", kind="person"))
+        assert [m.code for m in await impostor.receive_until_closed()
+                if isinstance(m, Error)] == ["banned"]
+        del ada
+
+
 async def test_an_address_ban_refuses_at_connect_and_is_lifted(tmp_path: Path) -> None:
     settings = _settings(tmp_path)
     seen = {"address": "127.0.0.1"}
