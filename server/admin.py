@@ -164,6 +164,7 @@ class Admin:
         """Answer an admin request of ``session`` (its player gets the one reply)."""
         player = session.player
         assert player is not None
+        asker = player.outbox  # (the reply goes to this connection, not a newer one)
         request_id = getattr(message, "id", None)
         try:
             if isinstance(message, AdminLogin):
@@ -183,7 +184,8 @@ class Admin:
             reply = ErrorMessage(code="internal_error", fatal=False, id=request_id,
                                  message=f"the admin log cannot be written ({exc}): nothing "
                                          "was done")
-        player.send(reply)
+        if player.outbox is asker:
+            player.send(reply)
 
     async def _login(self, session: ServerSession, msg: AdminLogin) -> Ok:
         if self.credential is None:

@@ -267,6 +267,24 @@ async def test_a_kicked_player_is_told_and_comes_back_with_its_token(tmp_path: P
         del ada
 
 
+async def test_a_kick_with_seat_bot_frees_a_seat_at_a_table_not_started(tmp_path: Path
+                                                                       ) -> None:
+    settings = _settings(tmp_path)
+    async with serving(settings) as hall:
+        ada, bob = await Client.join(hall, "ada"), await Client.join(hall, "bob")
+        created = await ada.ask(CreateTable(game="gin", players=2, id=1))
+        assert isinstance(created, Ok) and created.table is not None
+        assert isinstance(await bob.ask(Join(table=created.table, seat=1, id=2)), Ok)
+        admin = await admin_of(hall, settings)
+        assert await admin.ask(AdminKick(name="bob", seat="bot", id=3)) == Ok(id=3)
+        await bob.receive_until_closed()
+        table = hall.lobby.tables[created.table]
+        with trio.fail_after(5):
+            while table.seats[1].player is not None:
+                await trio.sleep(0.01)
+        assert created.table not in hall.lobby.players.holder("bob").tables  # type: ignore[union-attr]
+
+
 async def test_kicking_or_banning_a_name_nobody_has_changes_nothing(tmp_path: Path) -> None:
     settings = _settings(tmp_path)
     async with serving(settings) as hall:
