@@ -193,17 +193,25 @@ class Admin:
                                                   "it has no admin credential")
         if not self.hall.settings.admin_from_lan and not is_local(session.address,
                                                                   session.local_address):
-            log.warning("%s: admin login refused: not from this machine", session.address)
+            self._refused(session, "not from this machine")
             raise AdminError("admin_not_local", "the host's controls are taken only from "
                                                 "the server's own machine")
         if not proof_matches(admin_proof(self.credential, session.nonce), msg.proof):
-            log.warning("%s: admin login refused: wrong proof", session.address)
+            self._refused(session, "wrong proof")
             raise AdminError("admin_denied", "the proof does not match this connection's "
                                              "nonce under the server's admin credential")
         if not session.admin:
             await self._record(session, "login", "", {})
             session.admin = True
         return Ok(id=msg.id)
+
+    @staticmethod
+    def _refused(session: ServerSession, why: str) -> None:
+        """Log a refused login: the first of each connection (a flood of them is one
+        line), with the address, never the proof."""
+        session.admin_refusals += 1
+        if session.admin_refusals == 1:
+            log.warning("%s: admin login refused: %s", session.address, why)
 
     async def _control(self, session: ServerSession, msg: Message) -> Message:
         if isinstance(msg, AdminKick):

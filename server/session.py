@@ -107,6 +107,7 @@ class ServerSession:
         #: This connection's nonce (its welcome's): admin proofs are HMACs over it.
         self.nonce = secrets.token_hex(NONCE_BYTES)
         self.admin = False  # it has proved the admin credential (admin_login)
+        self.admin_refusals = 0  # admin logins refused on this connection
         s = hall.settings
         self.conn = Connection(SERVER, max_frame=s.max_frame)
         self.player: Player | None = None

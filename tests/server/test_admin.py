@@ -186,7 +186,8 @@ async def test_a_players_connection_gets_not_admin_and_nothing_changes(
         assert await bob.ask(Say(text="still here", id=5)) == Ok(id=5)
 
 
-async def test_a_wrong_credential_and_a_replayed_proof_are_denied(tmp_path: Path) -> None:
+async def test_a_wrong_credential_and_a_replayed_proof_are_denied(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     settings = _settings(tmp_path)
     async with serving(settings) as hall:
         good = await Client.join(hall, "host")
@@ -198,6 +199,10 @@ async def test_a_wrong_credential_and_a_replayed_proof_are_denied(tmp_path: Path
         assert thief.welcome.nonce != good.welcome.nonce
         assert refused(await thief.ask(AdminLogin(proof=proof, id=2)), "admin_denied")
         assert refused(await thief.login("0" * 64), "admin_denied")  # a wrong credential
+        for attempt in range(20):  # a flood of guesses: one log line, never a proof
+            assert refused(await thief.login(f"{attempt:064x}"), "admin_denied")
+        refusals = [r for r in caplog.records if "admin login refused" in r.getMessage()]
+        assert len(refusals) == 1 and proof not in caplog.text
         assert refused(await thief.ask(AdminKick(name="host", id=3)), "not_admin")
         assert good.welcome.session.player in {p.id for p in hall.lobby.players.connected()}
 
