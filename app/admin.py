@@ -59,6 +59,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         if name != "log":
             p.add_argument("--port", type=int, help="the server's port (default: the "
                                                     "`port` setting, 7654)")
+            p.add_argument("--admin-key", metavar="FILE",
+                           help="the credential file, when the server was given one "
+                                "(its admin_key setting; default: beside the data file)")
             p.add_argument("--host", default="127.0.0.1",
                            help="the server's address (default 127.0.0.1: the controls are "
                                 "taken from this machine only, unless the server allows "
@@ -146,7 +149,8 @@ def _ask(args: argparse.Namespace, make: Callable[[], Message]) -> Message | int
     except LocalProtocolError as exc:  # a name, reason or text the protocol refuses
         return _fail(args, str(exc))
     try:
-        settings = Settings.from_environment({"data": args.data, "port": args.port})
+        settings = Settings.from_environment({"data": args.data, "port": args.port,
+                                              "admin_key": args.admin_key})
         path = credential_path(settings)
         if path is None:
             return _fail(args, "a server with ':memory:' data has no admin credential")

@@ -21,8 +21,8 @@ from rummyhall.server import Hall
 
 
 @asynccontextmanager
-async def serving(data: Path) -> AsyncIterator[Hall]:
-    hall = Hall(dataclasses.replace(FAST, data=str(data)))
+async def serving(data: Path, admin_key: str = "") -> AsyncIterator[Hall]:
+    hall = Hall(dataclasses.replace(FAST, data=str(data), admin_key=admin_key))
     async with trio.open_nursery() as nursery:
         await nursery.start(hall.serve)
         try:
@@ -99,3 +99,8 @@ async def test_the_admin_commands_say_what_is_missing(
     assert status == 1 and "cannot reach the server" in err
     status, _, err = await admin(capsys, "ban", "--data", str(data))
     assert status == 1 and "give a NAME" in err
+    key = tmp_path / "elsewhere.key"  # a server given its admin_key: --admin-key finds it
+    async with serving(tmp_path / "other.sqlite3", admin_key=str(key)) as hall:
+        status, out, _ = await admin(capsys, "notice", "hi", "--admin-key", str(key),
+                                     "--port", str(hall.port))
+        assert (status, out) == (0, "notice sent\n")
