@@ -389,18 +389,21 @@ def run(args: argparse.Namespace,
         progress.update(outcome)
 
     started = time.perf_counter()
+    seeded: set[bool] = set()  # over a server: were its shuffles seeded?
+    interrupted = False
     try:
         if args.server:
             host, port = args.server
-            run_over_server(config, host, port, done, tls=trust_from_args(args))
+            run_over_server(config, host, port, done, seeded, tls=trust_from_args(args))
         elif args.jobs > 1:
             run_parallel(config, args.jobs, done)
         else:
             run_arena(config, done)
     except KeyboardInterrupt:
+        interrupted = True
         progress.close()
-        print(f"interrupted: the figures cover the {len(outcomes)} games played",
-              file=sys.stderr)
+        print(f"rummyhall arena: interrupted; the figures cover the {len(outcomes)} games "
+              "played", file=sys.stderr)
     else:
         progress.close()
     elapsed = time.perf_counter() - started
@@ -410,7 +413,7 @@ def run(args: argparse.Namespace,
     sets = len({o.deal_set for o in outcomes})
     print(f"{config.game}, {config.seats} players, {options}: {total} games "
           f"({sets} deal set{'' if sets == 1 else 's'} x {config.seats} seatings), "
-          f"seed {config.seed}, "
+          f"{_seed_words(config.seed, args.server is not None, seeded)}, "
           f"{elapsed:.1f} s, {total / elapsed if elapsed > 0 else 0:.1f} games/s")
     print(format_table(stats))
     if config.game in ("chicago", "three_thirteen"):
@@ -424,4 +427,17 @@ def run(args: argparse.Namespace,
         write_csv(args.csv, stats)
     if args.json:
         write_json(args.json, config, stats, outcomes, elapsed)
+    if interrupted:
+        return 130  # (as a shell reports a Ctrl-C)
     return 1 if errors else 0
+
+
+def _seed_words(seed: int, over_server: bool, seeded: set[bool]) -> str:
+    """Where the deals came from: the arena's seed, or over a server its own shuffles
+    (which use the arena's seed only for the bots' own chance)."""
+    if not over_server:
+        return f"seed {seed}"
+    shuffles = ("the server's seeded shuffles" if seeded == {True} else
+                "the server's random shuffles" if seeded == {False} else
+                "the server's shuffles")
+    return f"deals from {shuffles} (seed {seed} for the bots' own chance only)"

@@ -33,9 +33,12 @@ def parse_server(text: str) -> tuple[str, int]:
 
 
 async def play_over_server(config: ArenaConfig, host: str, port: int, *, deal_set: int,
-                           rotation: int, tag: str, tls: ServerTrust | None = None
-                           ) -> GameOutcome:
-    """Play one scheduled game on the server; errors become part of the outcome."""
+                           rotation: int, tag: str, tls: ServerTrust | None = None,
+                           seeded: set[bool] | None = None) -> GameOutcome:
+    """Play one scheduled game on the server; errors become part of the outcome.
+
+    ``seeded`` gets whether the server said the table's shuffles came from its seed.
+    """
     lineup = config.lineup(rotation)
     base = GameOutcome(deal_set, rotation, lineup, 0)
     results: dict[int, GameResult] = {}
@@ -67,6 +70,9 @@ async def play_over_server(config: ArenaConfig, host: str, port: int, *, deal_se
             (result,) = await play_table(session, table_box[0], bot, games=1)
             results[index] = result
             views[index] = session.tables[table_box[0]].view
+            info = session.tables[table_box[0]].info
+            if seeded is not None and info is not None:
+                seeded.add(info.seeded)
 
     joined: list[int] = []
     try:
@@ -89,16 +95,19 @@ async def play_over_server(config: ArenaConfig, host: str, port: int, *, deal_se
 
 
 def run_over_server(config: ArenaConfig, host: str, port: int,
-                    on_game: Callable[[GameOutcome], None], *,
+                    on_game: Callable[[GameOutcome], None],
+                    seeded: set[bool] | None = None, *,
                     tls: ServerTrust | None = None) -> list[GameOutcome]:
-    """Play the whole schedule over the server, one game at a time."""
+    """Play the whole schedule over the server, one game at a time; ``seeded`` gets
+    whether each table's shuffles came from the server's seed."""
     tag = f"arena{random.randrange(10**6)}-"
 
     async def main() -> list[GameOutcome]:
         outcomes = []
         for deal_set, rotation in schedule(config):
             outcome = await play_over_server(config, host, port, deal_set=deal_set,
-                                             rotation=rotation, tag=tag, tls=tls)
+                                             rotation=rotation, tag=tag, tls=tls,
+                                             seeded=seeded)
             outcomes.append(outcome)
             on_game(outcome)
         return outcomes

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import sys
 import textwrap
@@ -21,6 +22,7 @@ from rummyhall.rules import GAMES, OptionError, RulesError, new_game, option_spe
 from . import admin, backup, export, history, ratings, replay  # the data file's commands
 from .botcmd import add_arguments as add_bot_arguments
 from .botcmd import cmd_bot
+from .failures import find_error
 from .play import add_arguments as add_play_arguments
 from .play import cmd_play
 from .serve import add_setting_flags, cmd_serve
@@ -172,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The exit status of a command ended by Ctrl-C (SIGINT), as a shell reports it (128 + 2).
+INTERRUPTED = 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
@@ -181,6 +187,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`rummyhall rules | head`): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except BaseException as exc:
+        # Ctrl-C: one line and the shell's status, not a traceback (trio and asyncio may
+        # hand the KeyboardInterrupt over inside exception groups)
+        if find_error(exc, KeyboardInterrupt) is None:
+            raise
+        return interrupted(argv)
+
+
+def interrupted(argv: Sequence[str] | None) -> int:
+    """Say that the command was interrupted (one line on stderr); the exit status."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (a second Ctrl-C while we say so)
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = next((w for w in words if not w.startswith("-")), "")
+    fresh_line = "\n" if sys.stderr.isatty() else ""  # (after the terminal's ^C)
+    print(f"{fresh_line}rummyhall{' ' + command if command else ''}: interrupted",
+          file=sys.stderr)
+    return INTERRUPTED
 
 
 def _run(argv: Sequence[str] | None) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-E = TypeVar("E", bound=Exception)
+E = TypeVar("E", bound=BaseException)
 
 
 def find_error(exc: BaseException, kind: type[E] | tuple[type[E], ...]) -> E | None:

@@ -7,18 +7,20 @@ import contextlib
 import gc
 import logging
 import os
+import signal
+import socket
 import sys
-from functools import partial
 from types import ModuleType
 
 import trio
 
 from rummyhall import __version__
+from rummyhall.client.wording import PRODUCT
 from rummyhall.server import ConfigError, Hall, Settings, serve_until_signalled
 from rummyhall.server.config import setting_fields
 from rummyhall.server.credential import credential_path
 from rummyhall.server.store import MEMORY, StoreError, data_path
-from rummyhall.server.tls import TLSSetupError
+from rummyhall.server.tls import ServerTLS, TLSSetupError
 
 from .failures import find_error
 
@@ -47,28 +49,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     gc.set_threshold(100_000, 50, 1000)
 
     hall = Hall(settings)
+    stopped_by: list[int | None] = []
 
     async def main() -> None:
-        async def announce(port: int) -> None:
-            tls = hall.tls
-            print(f"Rummy Hall {__version__} '{settings.name}' listening on "
-                  f"{settings.host}:{port}" + (" (TLS)" if tls else ""), flush=True)
-            print(f"Players connect with: rummyhall play {'--tls ' if tls else ''}--server "
-                  f"<this machine's address>:{port}", flush=True)
-            if tls is not None:
-                made = "self-signed, made by this server" if tls.self_signed else "yours"
-                print(f"TLS certificate: {tls.cert} ({made})", flush=True)
-                print(f"Certificate fingerprint: {tls.shown}", flush=True)
-                print("  (players check it on first connection, or pin it with "
-                      "--fingerprint)", flush=True)
-            print(f"Data file: {_data_file(settings)}", flush=True)
-            key = credential_path(settings)
-            where = os.path.abspath(key) if key else "none (no data directory)"
-            print(f"Admin credential: {where} (rummyhall admin reads it)", flush=True)
+        async def run(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+            stopped_by.append(await serve_until_signalled(settings, task_status=task_status,
+                                                          hall=hall))
 
         async with trio.open_nursery() as nursery:
-            port = await nursery.start(partial(serve_until_signalled, settings, hall=hall))
-            await announce(port)
+            port = await nursery.start(run)
+            for line in banner(settings, port, hall.tls):
+                print(line, flush=True)
 
     try:
         trio.run(main)
@@ -83,7 +74,49 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"rummyhall serve: cannot listen on {settings.host}:{settings.port}: "
               f"{os_error}", file=sys.stderr)
         return 1
+    if stopped_by and stopped_by[0] == signal.SIGINT:  # Ctrl-C: as any command stopped so
+        print("rummyhall serve: interrupted; the server stopped cleanly", file=sys.stderr)
+        return 130
+    print("rummyhall serve: stopped", file=sys.stderr)
     return 0
+
+
+def banner(settings: Settings, port: int, tls: ServerTLS | None = None) -> list[str]:
+    """What the server says once it listens: who it is, where players find it (and its
+    certificate, over TLS), its data."""
+    named = "" if settings.name == PRODUCT else f" {settings.name!r}"
+    addresses = reachable_addresses(settings.host)
+    lines = [f"{PRODUCT} {__version__}{named} listening on {settings.host}:{port}"
+             + (" (TLS)" if tls else "")]
+    where = " or ".join(f"{a}:{port}" for a in addresses)
+    lines.append(f"Players connect with: rummyhall play {'--tls ' if tls else ''}"
+                 f"--server {where}")
+    if tls is not None:
+        made = "self-signed, made by this server" if tls.self_signed else "yours"
+        lines += [f"TLS certificate: {tls.cert} ({made})",
+                  f"Certificate fingerprint: {tls.shown}",
+                  "  (players check it on first connection, or pin it with --fingerprint)"]
+    lines.append(f"Data file: {_data_file(settings)}")
+    key = credential_path(settings)
+    where = os.path.abspath(key) if key else "none (no data directory)"
+    lines.append(f"Admin credential: {where} (rummyhall admin reads it)")
+    return lines
+
+
+def reachable_addresses(host: str) -> list[str]:
+    """The addresses players may use for a server bound to ``host``: itself, or for every
+    interface (0.0.0.0, ::) this machine's LAN address (found without sending a packet),
+    else a placeholder."""
+    if host not in ("", "0.0.0.0", "::"):
+        return [host]
+    found: list[str] = []
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET,
+                                                     socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # (a documentation address: UDP sends nothing)
+        address = probe.getsockname()[0]
+        if not address.startswith("127.") and address != "0.0.0.0":
+            found.append(address)
+    return found or ["<this machine's address>"]
 
 
 def _data_file(settings: Settings) -> str:

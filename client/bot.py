@@ -129,15 +129,19 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
                   house_bots: str | None = None, games: int = 1,
                   token: str | None = None,
                   on_result: Callable[[GameResult], object] | None = None,
-                  tls: ServerTrust | None = None) -> list[GameResult]:
+                  tls: ServerTrust | None = None,
+                  on_seated: Callable[[Session, int, int], object] | None = None
+                  ) -> list[GameResult]:
     """Connect and play ``games`` games; return how each ended.
 
     Without ``table``, the bot creates a table of ``game`` with ``options``, sits in seat
     0, fills the other seats with house bots of strategy ``house_bots`` (the server's
     default when None), and starts. With ``table``, it joins that table (``seat`` or the
     first free one) and plays the games its creator starts. ``on_result`` hears each
-    game's end as it comes. With ``tls`` it connects over TLS and checks the server as
-    that :class:`~rummyhall.client.trust.ServerTrust` says.
+    game's end as it comes; ``on_seated`` hears (session, table, seat) once the bot sits
+    (and, when it created the table, the house bots sit too). With ``tls`` it connects
+    over TLS and checks the server as that :class:`~rummyhall.client.trust.ServerTrust`
+    says.
     """
     async with open_session(host, port, name=name or bot.name, kind="bot",
                             token=token, tls=tls) as session:
@@ -148,10 +152,14 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
             await session.join(table, 0)
             for other in range(1, seats):
                 await session.add_bot(table, other, house_bots)
+            if on_seated is not None:
+                on_seated(session, table, 0)
             await session.start(table)
             return await play_table(session, table, bot, restart=True, games=games,
                                     on_result=on_result)
-        await session.join(table, seat)
+        seated = await session.join(table, seat)
+        if on_seated is not None:
+            on_seated(session, table, seated)
         return await play_table(session, table, bot, games=games, on_result=on_result)
 
 

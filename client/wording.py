@@ -37,6 +37,9 @@ from rummyhall.rules import (
     WentOut,
 )
 
+#: The product's name: a server of this name is not named again in titles and banners.
+PRODUCT = "Rummy Hall"
+
 Who = Callable[[int], str]
 CardWords = Callable[[int], str]
 

@@ -365,15 +365,21 @@ def tls_directory(settings: Settings) -> Path:
 
 async def serve_until_signalled(settings: Settings,
                                 task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
-                                *, hall: Hall | None = None) -> None:
+                                *, hall: Hall | None = None) -> int | None:
     """Run a :class:`Hall` (``hall``, or a new one) until SIGINT or SIGTERM, then shut it
-    down cleanly."""
+    down cleanly.
+
+    Returns the signal that stopped it (None: the hall stopped by itself).
+    """
     hall = hall or Hall(settings)
+    stopped_by: int | None = None
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(hall.serve)
             task_status.started(port)
             async for signum in signals:
                 log.info("signal %s: stopping", signal.Signals(signum).name)
+                stopped_by = signum
                 hall.stop()
                 break
+    return stopped_by

@@ -388,7 +388,7 @@ class Journal:
         for seat in table.seats:
             p = seat.player
             if seat.house is not None:
-                seating.append({"seat": seat.index, "name": f"{seat.house.name} bot",
+                seating.append({"seat": seat.index, "name": table.house_name(seat),
                                 "kind": "house", "player": None})
             else:
                 seating.append({"seat": seat.index, "name": p.name if p else "?",

@@ -219,8 +219,17 @@ class Table:
 
     # ------------------------------------------------------------------ queries
 
+    def house_name(self, seat: Seat) -> str:
+        """A house bot's name at this table: its strategy's, numbered from the second of one
+        strategy on ("strong bot", "strong bot 2"), so that names (and ratings) stay apart."""
+        assert seat.house is not None
+        same = sum(1 for s in self.seats[:seat.index]
+                   if s.house is not None and s.house.name == seat.house.name)
+        return f"{seat.house.name} bot" + (f" {same + 1}" if same else "")
+
     def info(self) -> TableInfo:
-        seats = tuple(s.info() for s in self.seats)
+        seats = tuple(dataclasses.replace(seat.info(), name=self.house_name(seat))
+                      if seat.house is not None else seat.info() for seat in self.seats)
         if self.rating_of is not None:
             seats = tuple(dataclasses.replace(s, rating=self.rating_of(s))
                           if s.kind != "empty" else s for s in seats)

@@ -80,7 +80,19 @@ async def test_rummyhall_bot_command_with_a_bot_file(hall: Hall, tmp_path: Path)
     result = await trio.run_process(command, capture_stdout=True, capture_stderr=True)
     out = result.stdout.decode()
     assert result.returncode == 0, result.stderr.decode()
-    assert "game 1 at table" in out and "first:" in out
+    lines = out.splitlines()
+    # it tells what it does: where it sits and with whom, each hand, the game, a summary
+    assert lines[0].startswith("connected to Rummy Hall as first; seat 0 at table ")
+    assert "(Three Thirteen, with " in lines[0]
+    hands = [line for line in lines if ": hand " in line]
+    assert len(hands) == 11 and all("; totals first " in line for line in hands)
+    assert any(line.startswith("game 1 over at table ") and "; scores first " in line
+               for line in lines)
+    assert lines[-1].startswith("first: ") and lines[-1].endswith(" of 1 games won")
+    quiet = await trio.run_process([*command[:-6], "--game", "gin", "-o", "target_score=10",
+                                    "--quiet"], capture_stdout=True, capture_stderr=True)
+    assert quiet.returncode == 0, quiet.stderr.decode()
+    assert quiet.stdout == b""
 
 
 async def test_the_network_bot_of_docs_bots_md_plays_as_written(hall: Hall) -> None:
