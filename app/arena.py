@@ -14,6 +14,7 @@ import json
 import math
 import multiprocessing
 import random
+import signal
 import socket
 import sys
 import time
@@ -347,7 +348,8 @@ def run_parallel(config: ArenaConfig, jobs: int,
     _WORKER["config"] = config
     outcomes = []
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        # (the workers leave Ctrl-C to this process, which stops them: no traceback each)
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=_ignore_sigint) as pool:
             for outcome in pool.imap(_play_task, schedule(config)):
                 outcomes.append(outcome)
                 if on_game is not None:
@@ -355,6 +357,10 @@ def run_parallel(config: ArenaConfig, jobs: int,
     finally:
         _WORKER.clear()
     return outcomes
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def positive_int(text: str) -> int:
@@ -388,6 +394,12 @@ def run(args: argparse.Namespace,
         outcomes.append(outcome)
         progress.update(outcome)
 
+    options = ", ".join(f"{k}={v}" for k, v in config.options.items()) or "default options"
+    # what is played, first (flushed): the games may take a while
+    print(f"{config.game}, {config.seats} players, {options}: {total} games "
+          f"({config.deal_sets} deal set{'' if config.deal_sets == 1 else 's'} x "
+          f"{config.seats} seatings), "
+          f"{_seed_words(config.seed, args.server is not None)}", flush=True)
     started = time.perf_counter()
     seeded: set[bool] = set()  # over a server: were its shuffles seeded?
     interrupted = False
@@ -409,12 +421,10 @@ def run(args: argparse.Namespace,
     elapsed = time.perf_counter() - started
     total = len(outcomes)
     stats = summarize(config, outcomes)
-    options = ", ".join(f"{k}={v}" for k, v in config.options.items()) or "default options"
     sets = len({o.deal_set for o in outcomes})
-    print(f"{config.game}, {config.seats} players, {options}: {total} games "
-          f"({sets} deal set{'' if sets == 1 else 's'} x {config.seats} seatings), "
-          f"{_seed_words(config.seed, args.server is not None, seeded)}, "
-          f"{elapsed:.1f} s, {total / elapsed if elapsed > 0 else 0:.1f} games/s")
+    shuffles = f"; {_shuffle_words(seeded)}" if args.server else ""
+    print(f"{total} games played ({sets} deal set{'' if sets == 1 else 's'}) in "
+          f"{elapsed:.1f} s, {total / elapsed if elapsed > 0 else 0:.1f} games/s{shuffles}")
     print(format_table(stats))
     if config.game in ("chicago", "three_thirteen"):
         print("points are penalties in this game: fewer is better")
@@ -432,12 +442,18 @@ def run(args: argparse.Namespace,
     return 1 if errors else 0
 
 
-def _seed_words(seed: int, over_server: bool, seeded: set[bool]) -> str:
-    """Where the deals came from: the arena's seed, or over a server its own shuffles
-    (which use the arena's seed only for the bots' own chance)."""
+def _seed_words(seed: int, over_server: bool) -> str:
+    """Where the deals come from: the arena's seed, or over a server its own shuffles
+    (the arena's seed then gives the bots' own chance only)."""
     if not over_server:
         return f"seed {seed}"
-    shuffles = ("the server's seeded shuffles" if seeded == {True} else
-                "the server's random shuffles" if seeded == {False} else
-                "the server's shuffles")
-    return f"deals from {shuffles} (seed {seed} for the bots' own chance only)"
+    return f"deals shuffled by the server (seed {seed} for the bots' own chance only)"
+
+
+def _shuffle_words(seeded: set[bool]) -> str:
+    """What the server said of its shuffles (``TableInfo.seeded`` of each table)."""
+    if seeded == {True}:
+        return "the server's shuffles were seeded (it runs with --seed)"
+    if seeded == {False}:
+        return "the server's shuffles were random (not repeatable)"
+    return "the server's shuffles were seeded at some tables only" if seeded else ""

@@ -86,6 +86,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     deals, turns, hands_scored = 0, 0, 0
     totals: list[int] = []
     wins = [0.0] * players
+    # what is played, first (flushed): the games may take a while
+    print(f"{args.games} games of {args.game}, {players} players "
+          f"({', '.join(s.name for s in strategies)}), options {options or 'default'}",
+          flush=True)
     started = time.perf_counter()
     for _ in range(args.games):
         game = new_game(args.game, options, players=players, first_dealer=rng.randrange(players))
@@ -97,8 +101,6 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         for w in record.winners:
             wins[w] += 1 / len(record.winners)
     elapsed = time.perf_counter() - started
-    print(f"{args.games} games of {args.game}, {players} players "
-          f"({', '.join(s.name for s in strategies)}), options {options or 'default'}")
     print(f"  deals: {deals} ({hands_scored} scored), {deals / args.games:.1f} per game")
     print(f"  turns: {turns / max(deals, 1):.1f} per deal on average")
     if totals:

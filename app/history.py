@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from .arena import positive_int
 from .datafile import add_data_flag, open_store
@@ -31,8 +32,12 @@ def cmd_history(args: argparse.Namespace) -> int:
     if not games:
         print("no games yet")
         return 0
+    # (the store numbers games as they start; the list is by the time it shows)
+    games.sort(key=_when, reverse=True)
+    print(f"{len(games)} game{'' if len(games) == 1 else 's'}, newest first (by the time "
+          "each finished, or started if still playing); * marks the winners")
     for g in games:
-        when = (g["finished"] or g["started"] or "").replace("T", " ").rstrip("Z")
+        when = _when(g).replace("T", " ").rstrip("Z")
         seats = []
         for s in g["seats"]:
             total = g["totals"][s["seat"]] if g["totals"] else None
@@ -42,3 +47,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(f"#{g['id']:<5} {when}  {g['game']:<14} {g['hands_scored']:>2} hands  "
               f"{', '.join(seats)}{state}")
     return 0
+
+
+def _when(game: dict[str, Any]) -> str:
+    """When the game finished, else when it started (ISO text: it sorts as time does)."""
+    return str(game["finished"] or game["started"] or "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import socket
 import sys
 
 import trio
@@ -22,6 +23,8 @@ from rummyhall.server.store import StoreError
 from .tlsflags import add_tls_arguments, trust_from_args
 
 LOCK = "\N{LOCK}"  # a server that serves TLS, in the list of those found
+
+REACH_SECONDS = 5.0  # how long play waits for the server's port to answer
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -127,6 +130,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"rummyhall play: {exc}", file=sys.stderr)
         return 2
     server = f"{host}:{port}"
+    try:  # before asking for a name: is a server there at all?
+        socket.create_connection((host, port), timeout=REACH_SECONDS).close()
+    except OSError as exc:
+        print(f"rummyhall play: cannot reach {server}: {exc}", file=sys.stderr)
+        return 1
     if trust is not None and trust.mode == "first use":
         try:
             first = trust.store.get(server_key(host, port)) is None

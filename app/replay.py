@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
 
-from rummyhall.client.wording import event_words, note_words
+from rummyhall.client.wording import (
+    SUIT_SYMBOLS,
+    CardWords,
+    card_notation,
+    card_symbols,
+    event_words,
+    note_words,
+)
 from rummyhall.rules import (
     GameOver,
     HandDealt,
     HandScored,
     Showdown,
-    format_cards,
     new_game,
     parse_options,
     sort_key,
@@ -31,6 +38,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("game", type=int, help="the game's number")
     p.add_argument("--no-pause", action="store_true",
                    help="print the whole game without waiting (for scripts)")
+    p.add_argument("--ascii", action="store_true",
+                   help="write suits as letters (Td, 9c), not symbols (T♦, 9♣); the default "
+                        "where the output cannot show the symbols")
     p.set_defaults(func=cmd_replay)
 
 
@@ -39,7 +49,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if record is None:
         return 1
     pause = None if args.no_pause else _wait
-    return replay_record(record, pause)
+    symbols = not args.ascii and _can_show(SUIT_SYMBOLS)
+    return replay_record(record, pause, card_symbols if symbols else card_notation)
+
+
+def _can_show(text: str) -> bool:
+    """Whether standard output's encoding can write ``text``."""
+    try:
+        text.encode(sys.stdout.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def _wait() -> bool:
@@ -51,12 +71,16 @@ def _wait() -> bool:
     return answer.strip().lower() not in ("q", "quit")
 
 
-def _hand(cards: Any) -> str:
-    return format_cards(sorted(cards, key=sort_key)) if cards else "-"
+def _cards(cards: Any, card: CardWords, *, sort: bool = False) -> str:
+    """Cards as text (``card`` writes each); sorted by suit and rank with ``sort``."""
+    shown = sorted(cards, key=sort_key) if sort else list(cards)
+    return " ".join(card(c) for c in shown)
 
 
-def replay_record(record: dict[str, Any], pause: Callable[[], bool] | None) -> int:
-    """Print the game one hand per step; ``pause`` between steps (None: no pause)."""
+def replay_record(record: dict[str, Any], pause: Callable[[], bool] | None,
+                  card: CardWords = card_notation) -> int:
+    """Print the game one hand per step; ``pause`` between steps (None: no pause);
+    ``card`` writes a card (the notation, ``Td``, or with symbols, ``T♦``)."""
     names = [s["name"] for s in record["seats"]]
     game = new_game(record["game"], parse_options(record["game"], dict(record["options"])),
                     players=len(names), first_dealer=record["first_dealer"])
@@ -67,7 +91,7 @@ def replay_record(record: dict[str, Any], pause: Callable[[], bool] | None) -> i
     lines: list[str] = []
     for entry in record["actions"]:
         for event in game.apply(action_from_json(entry)):
-            lines += _describe(event, game, names)
+            lines += _describe(event, game, names, card)
             if isinstance(event, (HandScored, GameOver)):
                 print("\n".join(lines))
                 lines = []
@@ -81,21 +105,22 @@ def replay_record(record: dict[str, Any], pause: Callable[[], bool] | None) -> i
     return 0
 
 
-def _describe(event: Any, game: Any, names: list[str]) -> list[str]:
+def _describe(event: Any, game: Any, names: list[str], card: CardWords) -> list[str]:
     """The event in the words the console's log uses, and for a deal, a showdown and the
     scores the whole picture (a replay shows every hand)."""
-    said = "  " + event_words(event, names.__getitem__)
+    said = "  " + event_words(event, names.__getitem__, card)
     if isinstance(event, HandDealt):
         out = ["", f"Hand {event.hand_no}" + (f" (round {event.round})" if event.round else "")
                + f", dealer {names[event.dealer]}"]
-        out += [f"  {names[i]:<20} {_hand(h)}" for i, h in enumerate(event.hands)]
-        return [*out, f"  upcard {event.upcard}, stock {len(game.stock)}"]
+        out += [f"  {names[i]:<20} {_cards(h, card, sort=True) or '-'}"
+                for i, h in enumerate(event.hands)]
+        return [*out, f"  upcard {card(event.upcard)}, stock {len(game.stock)}"]
     if isinstance(event, Showdown):
         out = [said]
         for r in event.reveals:
-            melds = "  ".join(format_cards(m) for m in r.melds) or "-"
+            melds = "  ".join(_cards(m, card) for m in r.melds) or "-"
             out.append(f"    {names[r.seat]:<20} melds {melds}; deadwood "
-                       f"{format_cards(r.deadwood) or '-'} ({r.points})")
+                       f"{_cards(r.deadwood, card) or '-'} ({r.points})")
         return out
     if isinstance(event, HandScored):
         notes = [f"    {note_words(n, names.__getitem__)}" for n in event.notes]

@@ -63,6 +63,17 @@ def card_notation(card: int) -> str:
     return str(Card(card))
 
 
+SUIT_SYMBOLS = "♣♦♥♠"
+
+
+def card_symbols(card: int) -> str:
+    """A card with its suit's symbol: ``T♦``, ``A♠``; ``JK`` for a joker."""
+    c = Card(card)
+    if c.is_joker:
+        return "JK"
+    return "?A23456789TJQK"[c.rank] + SUIT_SYMBOLS[c.suit]
+
+
 def event_words(event: Event, who: Who, card: CardWords = card_notation) -> str:
     """``event`` as one sentence; ``who`` names a seat, ``card`` writes a card."""
     tell = _TELLERS.get(type(event))

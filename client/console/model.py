@@ -20,7 +20,7 @@ from typing import Protocol
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from rummyhall.client.session import TableState, Update
-from rummyhall.client.wording import event_words, note_words
+from rummyhall.client.wording import SUIT_SYMBOLS, card_symbols, event_words, note_words
 from rummyhall.protocol import Chat, GameInfo, Notice, OptionInfo, TableInfo, Turn
 from rummyhall.rules import (
     Arrangement,
@@ -40,7 +40,6 @@ Fragments = StyleAndTextTuples
 
 GAME_TITLES = {"basic": "Basic Rummy", "gin": "Gin Rummy", "chicago": "Chicago Rummy",
                "three_thirteen": "Three Thirteen"}
-SUIT_SYMBOLS = "♣♦♥♠"
 SUIT_STYLES = ("class:suit.black", "class:suit.red", "class:suit.red", "class:suit.black")
 LOG_LINES = 300
 SPARK = "▁▂▃▄▅▆▇█"
@@ -62,10 +61,7 @@ class GameSource(Protocol):
 
 def card_text(card: int) -> str:
     """A card in two characters: ``T♦``, ``A♠``; ``JK`` for a joker."""
-    c = Card(card)
-    if c.is_joker:
-        return "JK"
-    return "?A23456789TJQK"[c.rank] + SUIT_SYMBOLS[c.suit]
+    return card_symbols(card)
 
 
 _CARD_IN_TEXT = re.compile(r"\b([2-9TJQKA])([cdhs])(?:#\d+)?\b")

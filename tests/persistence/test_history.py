@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 import trio
 from persistence_helpers import FAST, ask
 
+from rummyhall import history
 from rummyhall.cli import main
 from rummyhall.client import open_session
 from rummyhall.protocol import (
@@ -151,6 +153,11 @@ async def test_the_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["replay", "1", "--data", str(data), "--no-pause"]) == 0
     out = capsys.readouterr().out
     assert "Hand 1" in out and "Game over" in out
+    assert re.search(r"upcard [2-9TJQKA][♣♦♥♠]", out)  # suits as symbols where they show
+    assert main(["replay", "1", "--data", str(data), "--no-pause", "--ascii"]) == 0
+    ascii_out = capsys.readouterr().out
+    assert re.search(r"upcard [2-9TJQKA][cdhs]", ascii_out) and not re.search("[♣♦♥♠]",
+                                                                             ascii_out)
     exported = tmp_path / "game.json"
     assert main(["export", "1", "--data", str(data), "-o", str(exported)]) == 0
     record = json.loads(exported.read_text())
@@ -197,3 +204,30 @@ async def test_a_seat_left_before_a_restart_stays_left_and_unwatched(tmp_path: P
             await trio.sleep(0.2)  # (the table has taken its connection in)
             assert not t.spectators and table not in ada.tables
             assert await ada.join(table) == 0  # the seat is still hers to take back
+
+
+def test_history_lists_by_time_newest_first_and_says_so(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A game that started first but finished last comes first: the list goes by the
+    time it shows, not by the games' numbers."""
+    def summary(number: int, started: str, finished: str | None) -> dict[str, object]:
+        return {"id": number, "started": started, "finished": finished, "game": "gin",
+                "hands_scored": 1, "state": "finished" if finished else "playing",
+                "seats": [{"seat": 0, "name": "ada"}, {"seat": 1, "name": "bob"}],
+                "totals": [10, 0], "winners": [0]}
+
+    class Store:
+        def games(self, **_: object) -> list[dict[str, object]]:  # as the store: by number
+            return [summary(3, "2026-01-01T12:00:00Z", "2026-01-01T12:05:00Z"),
+                    summary(2, "2026-01-01T11:00:00Z", "2026-01-01T14:00:00Z"),
+                    summary(1, "2026-01-01T10:00:00Z", "2026-01-01T10:30:00Z")]
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(history, "open_store", lambda args, command: Store())
+    assert main(["history"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("3 games, newest first (by the time each finished, or started if "
+                        "still playing); * marks the winners")
+    assert [line.split()[0] for line in lines[1:]] == ["#2", "#3", "#1"]
