@@ -182,6 +182,8 @@ class Session:
         #: False: only our own tables' updates are asked for (see set_lobby_updates).
         self.lobby_updates = True
         self.connected = False
+        #: After a drop, while reconnecting: when the session gives up (trio's clock).
+        self.reconnect_until: float | None = None
         self.closed_reason: ServerClosed | None = None
         self._stream: trio.SocketStream | None = None  # the TCP connection
         self._io: trio.abc.Stream | None = None  # what is read and written: it, or TLS over it
@@ -276,9 +278,25 @@ class Session:
         for state in self.tables.values():
             state.legal, state.move = (), None
 
+    def seat_held_seconds(self) -> int:
+        """How long the server holds our seats after a drop: the longest grace period of
+        the tables where we sit in a game not finished (0: we sit nowhere)."""
+        return max((state.info.grace_seconds for state in self.tables.values()
+                    if state.seat is not None and state.info is not None
+                    and state.info.state != "finished"), default=0)
+
     async def _reconnect(self) -> bool:
+        """Try again and again, as long as the server holds our seats (the tables' grace
+        period) and at least ``reconnect_seconds``; True once connected again."""
+        give_up = trio.current_time() + max(self.reconnect_seconds, self.seat_held_seconds())
+        self.reconnect_until = give_up
         await self._push(Update("connection", payload="lost"))
-        give_up = trio.current_time() + self.reconnect_seconds
+        try:
+            return await self._reconnect_until(give_up)
+        finally:
+            self.reconnect_until = None
+
+    async def _reconnect_until(self, give_up: float) -> bool:
         delay = 0.05
         while trio.current_time() < give_up:
             await trio.sleep(delay)
@@ -455,7 +473,9 @@ class Session:
         """Wait until connected (raises :class:`ServerClosed` if the session has ended)."""
         if self.closed_reason is not None:
             raise self.closed_reason
-        with trio.fail_after(timeout if timeout is not None else self.reconnect_seconds + 5):
+        if timeout is None:
+            timeout = max(self.reconnect_seconds, self.seat_held_seconds()) + 5
+        with trio.fail_after(timeout):
             await self._connected_event.wait()
 
     async def request(self, msg: Message, timeout: float = REQUEST_TIMEOUT) -> Message:
@@ -624,6 +644,10 @@ async def open_session(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, nam
                        tls: ServerTrust | None = None) -> AsyncIterator[Session]:
     """Connect (over TLS, checked as ``tls`` says, when it is given) and say hello; yield
     the :class:`Session`; say bye and close on exit.
+
+    After a dropped connection the session reconnects with its token for as long as the
+    server holds its seats (the grace period of the tables where it sits, see
+    :meth:`Session.seat_held_seconds`), and at least ``reconnect_seconds``.
 
     Raises :class:`ServerClosed` if the server refuses the hello (``name_taken``,
     ``tls_required``...), a :class:`~rummyhall.client.trust.TLSError` if TLS fails or

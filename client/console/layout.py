@@ -523,8 +523,8 @@ def build_layout(model: ConsoleModel, command: Buffer) -> tuple[Layout, Window]:
                                       show_cursor=False),
                  wrap_lines=True, width=Dimension.exact(LOG_WIDTH))
     banner = ConditionalContainer(
-        Window(FormattedTextControl(lambda: [("class:banner", f" {model.banner} ")]),
-               height=1, style="class:banner"),
+        Window(FormattedTextControl(lambda: [("class:banner", f" {model.banner_text()} ")]),
+               height=Dimension(min=1, max=2), style="class:banner", wrap_lines=True),
         filter=Condition(lambda: model.banner is not None))
     command_line = Window(BufferControl(command, input_processors=[BeforeInput(
         lambda: [("class:prompt", "> " if model.screen == "table" else ": ")])]), height=1)

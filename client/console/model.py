@@ -429,6 +429,10 @@ class ConsoleModel:
     status_error: bool = False
     log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     banner: str | None = None
+    #: while reconnecting: when the client gives up (time.monotonic()), and whether the
+    #: server holds seats of ours until then
+    reconnect_until: float | None = None
+    seats_held: bool = False
     games: tuple[GameInfo, ...] = ()
     bots: tuple[str, ...] = ()
     form: CreateForm | None = None
@@ -521,6 +525,16 @@ class ConsoleModel:
         left = max(0, int(entry[1] - time.monotonic() + 0.999))
         return f"{left // 60}:{left % 60:02d}"
 
+    def banner_text(self) -> str | None:
+        """The banner, with the reconnection's countdown while there is one."""
+        if self.banner is None or self.reconnect_until is None or self.finished:
+            return self.banner
+        left = max(0, int(self.reconnect_until - time.monotonic() + 0.999))
+        clock = f"{left // 60}:{left % 60:02d}"
+        if self.seats_held:
+            return f"{self.banner} Your seat is held {clock} more, then a house bot plays it."
+        return f"{self.banner} Trying {clock} more."
+
     # ------------------------------------------------------------------ changing
 
     def say(self, text: str, *, error: bool = False) -> None:
@@ -576,7 +590,7 @@ class ConsoleModel:
         if update.payload == "lost":
             self.banner = "Connection lost: reconnecting…"
         elif update.payload == "resumed":
-            self.banner = None
+            self.banner, self.reconnect_until = None, None
             self.log.append(LogEntry("info", "reconnected"))
             if self.status_error:
                 self.status, self.status_error = "", False  # (an offline refusal)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -42,6 +43,7 @@ class ConsoleOptions:
     name: str
     token: str | None = None
     color: bool = True
+    #: the least time to try again after a drop (longer while the server holds our seats)
     reconnect_seconds: float = 60.0
     #: Called with the session's token after the connection and every reconnection.
     on_token: Callable[[str], None] | None = None
@@ -80,6 +82,11 @@ async def _pump(session: Session, model: ConsoleModel, options: ConsoleOptions) 
         elif update.kind == "turn":
             ms = getattr(update.payload, "time_left_ms", None)
             left = ms / 1000 if ms is not None else None
+        if update.kind == "connection" and update.payload == "lost":
+            until = session.reconnect_until  # (trio's clock: the screen counts in monotonic)
+            model.reconnect_until = (time.monotonic() + until - trio.current_time()
+                                     if until is not None else None)
+            model.seats_held = session.seat_held_seconds() > 0
         model.on_update(update, left)
         if (update.kind == "connection" and update.payload == "resumed"
                 and options.on_token and session.token):

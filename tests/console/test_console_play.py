@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from console_driver import Person, Scenario
@@ -153,6 +154,9 @@ def test_a_dropped_connection_shows_a_banner_and_resumes(server_port: int) -> No
         p.h.in_trio(stream.socket.close)  # the network drops
         await p.wait(lambda: p.model.banner is not None, what="the banner")
         assert "reconnecting" in (p.model.banner or "")
+        # the server holds the seat for the table's grace period (120 s): it counts down
+        assert re.search(r"Your seat is held (2:00|1:5\d) more, then a house bot plays it",
+                         p.model.banner_text() or ""), p.model.banner_text()
         await p.wait(lambda: p.model.banner is None and session.connected, what="resumed")
         assert p.model.table == state.table
         await p.play_hand()  # and the hand goes on to its end

@@ -216,6 +216,33 @@ async def test_a_reconnect_in_the_middle_of_a_hand(hall: Hall) -> None:
         assert view is not None and view.phase == "game_over"
 
 
+@pytest.mark.parametrize("settings", [with_settings(grace_seconds=90)])
+async def test_the_client_reconnects_as_long_as_the_server_holds_its_seat(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """After a drop the session tries again for the table's grace period (90 s here),
+    longer than its own ``reconnect_seconds``; then it gives up and says so."""
+    mock_clock.autojump_threshold = 0.05
+    assert hall.port
+    with trio.socket.socket() as probe:  # a port nothing listens on
+        await probe.bind(("127.0.0.1", 0))
+        dead = probe.getsockname()[1]
+        async with open_session("127.0.0.1", hall.port, name="ada", reconnect_seconds=10
+                                ) as ada:
+            table = await gin_table(ada)
+            assert ada.seat_held_seconds() == 90
+            ada.port = dead  # the server is gone: every attempt fails
+            assert ada._stream is not None
+            ada._stream.socket.close()
+            await wait_for(lambda: ada.reconnect_until is not None, poll=0.01)
+            dropped = trio.current_time()
+            assert ada.reconnect_until == pytest.approx(dropped + 90, abs=0.1)
+            await trio.sleep(80)  # past its own 10 s: still trying, the seat is held
+            assert ada.closed_reason is None and ada.reconnect_until is not None
+            await wait_for(lambda: ada.closed_reason is not None, timeout=20, poll=0.5)
+            assert 90 <= trio.current_time() - dropped < 95
+            assert ada.reconnect_until is None and ada.tables[table].seat == 0
+
+
 async def test_not_your_turn_and_a_new_game_at_the_same_table(hall: Hall) -> None:
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada", kind="bot") as ada, \
