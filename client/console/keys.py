@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from prompt_toolkit.application import get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, Filter, has_focus
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from .controller import Controller
-from .layout import help_pages
+from .layout import help_pages, main_size, scores_pages
 from .model import ConsoleModel
 
 
@@ -199,7 +200,15 @@ def _bind_table(k: _Keys) -> None:
         k.bind(key, filter=table)(intent)
 
     def toggle_scores() -> None:
-        model.show_scores = not model.show_scores
+        """The scores, their pages in turn (as many as the terminal needs), the table."""
+        if not model.show_scores or model.view is None:
+            model.show_scores, model.scores_page = model.view is not None, 0
+            return
+        room = main_size(model, get_app().output.get_size())
+        if model.scores_page < len(scores_pages(model, room.columns, room.rows - 1)) - 1:
+            model.scores_page += 1
+        else:
+            model.show_scores = False
 
     k.bind("tab", filter=table)(toggle_scores)
 

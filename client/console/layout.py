@@ -24,12 +24,15 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.utils import get_cwidth
 
 from rummyhall.client.session import TableState
+from rummyhall.client.wording import PRODUCT, note_words
 from rummyhall.protocol import TableInfo
 from rummyhall.rules import SeatView
 
 from .controller import COMMANDS
+from .fitting import cut, short_names, text_rows, wrap
 from .model import (
     ACTION_KEYS,
     GAME_TITLES,
@@ -38,17 +41,18 @@ from .model import (
     arrange,
     card_fragment,
     cards_fragments,
-    fit,
     hand_order,
     legal_kinds,
-    note_text,
     options_summary,
+    pad,
     score_chart,
     score_sheet,
     seat_name,
+    seat_names,
     showdown_lines,
     turn_hint,
 )
+from .snapshot import TailWindow
 
 LOG_WIDTH = 28
 
@@ -70,11 +74,13 @@ KEY_HELP = [
 ]
 
 
-def seat_fragments(model: ConsoleModel, table: int) -> Fragments:
-    """The seats of a lobby table: names, bots, connection."""
+def seat_fragments(model: ConsoleModel, table: int, width: int = 16) -> Fragments:
+    """The seats of a lobby table: names (in ``width`` columns, told apart), bots,
+    connection."""
     info = model.source.lobby.get(table)
     if info is None:
         return []
+    names = short_names([s.name or "?" for s in info.seats], width)
     out: Fragments = []
     for i, s in enumerate(info.seats):
         if i:
@@ -82,10 +88,9 @@ def seat_fragments(model: ConsoleModel, table: int) -> Fragments:
         if s.kind == "empty":
             out.append(("class:dim", "(empty)"))
         elif s.kind == "house":
-            out.append(("", f"{s.bot or 'house'} bot"))
+            out.append(("", names[i] if s.name else f"{s.bot or 'house'} bot"))
         else:
-            out.append(("class:me" if s.player == model.source.player_id else "",
-                        s.name or "?"))
+            out.append(("class:me" if s.player == model.source.player_id else "", names[i]))
             if s.rating is not None:
                 out.append(("class:dim", f" [{s.rating}]"))
             if not s.connected:
@@ -95,69 +100,114 @@ def seat_fragments(model: ConsoleModel, table: int) -> Fragments:
     return out
 
 
-def lobby_text(model: ConsoleModel) -> Fragments:
-    out: Fragments = [("class:heading", f" Tables on {model.source.server_name or 'the server'}"
-                       f"  ·  you are {model.source.name}\n\n")]
+def lobby_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragments:
+    """The lobby: every table in two lines or more (wrapped at words), as many as fit in
+    ``rows`` around the selected one, with how many more there are above and below."""
+    server = model.source.server_name
+    where = f" on {server}" if server and server != PRODUCT else ""
+    out: Fragments = [("class:heading", f" Tables{where}  ·  you are {model.source.name}\n\n")]
     tables = model.lobby_tables()
     if not tables:
         out.append(("", "  No tables yet. Press n to create one.\n"))
     model.selected_lobby_table()
-    for row, info in enumerate(tables):
-        mine = info.table in model.source.tables
-        pointer = "▶" if row == model.lobby_row else " "
-        style = "class:row.selected" if row == model.lobby_row else ""
-        title = GAME_TITLES.get(info.game, info.game)
-        out.append((style, f" {pointer} #{info.table:<3} {title:<15} {info.state:<8}"))
-        out.append(("class:me" if mine else "", " *" if mine else "  "))
-        out.append(("", " "))
-        out.extend(seat_fragments(model, info.table))
+    blocks = [wrap(_lobby_entry(model, row, info), width, indent=8)
+              for row, info in enumerate(tables)]
+    footer: Fragments = [("class:dim", "\n  Enter open · j join · w watch · n new table\n"
+                          "  b add bot · g start · r refresh · ? help\n")]
+    room = rows - 2 - text_rows(wrap(footer, width)) + 1
+    first, last = _visible(blocks, model.lobby_row, room)
+    if first:
+        out.append(("class:dim", f"  ↑ {first} more above\n"))
+    for block in blocks[first:last]:
+        out.extend(block)
         out.append(("", "\n"))
-        timer = f"{info.turn_seconds}s per turn, " if info.turn_seconds else ""
-        watchers = f", {info.spectators} watching" if info.spectators else ""
-        out.append(("class:dim", f"        {timer}"
-                    f"{options_summary(info.game, info.options, model.defaults(info.game))}"
-                    f"{watchers}; by {info.creator_name}\n"))
-    out.append(("", "\n"))
-    out.append(("class:dim", "  Enter open · j join · w watch · n new table\n"
-                "  b add bot · g start · r refresh · ? help\n"))
+    if last < len(blocks):
+        out.append(("class:dim", f"  ↓ {len(blocks) - last} more below\n"))
+    out.extend(footer)
     return out
 
 
-def form_text(model: ConsoleModel) -> Fragments:
+def _lobby_entry(model: ConsoleModel, row: int, info: TableInfo) -> Fragments:
+    mine = info.table in model.source.tables
+    pointer = "▶" if row == model.lobby_row else " "
+    style = "class:row.selected" if row == model.lobby_row else ""
+    title = GAME_TITLES.get(info.game, info.game)
+    out: Fragments = [(style, f" {pointer} #{info.table:<3} {title:<15} {info.state:<8}"),
+                      ("class:me" if mine else "", " *" if mine else "  "), ("", " ")]
+    out.extend(seat_fragments(model, info.table))
+    timer = f"{info.turn_seconds}s per turn, " if info.turn_seconds else ""
+    watchers = f", {info.spectators} watching" if info.spectators else ""
+    out.append(("class:dim", f"\n        {timer}"
+                f"{options_summary(info.game, info.options, model.defaults(info.game))}"
+                f"{watchers}; by {info.creator_name}"))
+    return out
+
+
+def _visible(blocks: list[Fragments], selected: int, rows: int) -> tuple[int, int]:
+    """The blocks [first, last) that fit in ``rows`` with the selected one among them
+    (a row each for the "more above/below" lines when some are left out)."""
+    heights = [text_rows(b) for b in blocks]
+    if sum(heights) <= rows:
+        return 0, len(blocks)
+    first = last = min(max(selected, 0), len(blocks) - 1) if blocks else 0
+    used = heights[first] if blocks else 0
+    last = first + 1 if blocks else 0
+    room = rows - 2
+    while True:  # grow downwards, then upwards, while it fits
+        if last < len(blocks) and used + heights[last] <= room:
+            used += heights[last]
+            last += 1
+        elif first > 0 and used + heights[first - 1] <= room:
+            first -= 1
+            used += heights[first]
+        else:
+            return first, last
+
+
+def form_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragments:
+    """The create-table form: as many fields as fit around the current one, and what the
+    current one means and allows."""
     form = model.form
     if form is None:
         return []
-    out: Fragments = [("class:heading", f" New table: {form.game.title}"), ("class:dim",
-                      "   ↑/↓ field · ←/→ change · :set NAME=VALUE · Enter create · Esc\n\n")]
-    rows = form.rows()
-    shown = 12
-    first = max(0, min(form.row - shown // 2, len(rows) - shown))
-    for i, name in enumerate(rows[first:first + shown], start=first):
-        value = form.value(name)
-        opt = form.option(name)
-        changed = opt is not None and opt.default != value
-        style = "class:row.selected" if i == form.row else ""
-        out.append((style, f" {'▶' if i == form.row else ' '} {name:<26} "))
-        out.append((style + (" class:changed" if changed else ""),
-                    f"{_value(value) + (' *' if changed else ''):<16}"))
-        if changed and opt is not None:
-            out.append(("class:dim", f" default {_value(opt.default)}"))
-        out.append(("", "\n"))
-    if len(rows) > shown:
-        out.append(("class:dim", f"   ({len(rows)} fields; {first + 1}-"
-                    f"{min(first + shown, len(rows))} shown; * = changed)\n"))
-    name = rows[form.row]
+    head = wrap([("class:heading", f" New table: {form.game.title}"), ("class:dim",
+                 "   ↑/↓ field · ←/→ change · :set NAME=VALUE · Enter create · Esc")], width)
+    fields = form.rows()
+    name = fields[form.row]
     opt = form.option(name)
-    out.append(("", "\n"))
+    about: Fragments
     if opt is not None:
-        out.append(("class:dim", f" {opt.meaning}\n allowed: {opt.allowed}\n"))
+        about = [("class:dim", f" {opt.meaning}\n allowed: {opt.allowed}")]
     elif name == "game":
         g = form.game
-        out.append(("class:dim", f" {g.title}: {g.min_players} to {g.max_players} players\n"))
+        about = [("class:dim", f" {g.title}: {g.min_players} to {g.max_players} players")]
+    elif name == "players":
+        about = [("class:dim", f" {form.game.min_players} to {form.game.max_players} players")]
     elif name == "sit":
-        out.append(("class:dim", " take the first seat once the table is made\n"))
-    elif name == "turn_seconds":
-        out.append(("class:dim", " time per decision; 0 = no timer\n"))
+        about = [("class:dim", " take the first seat once the table is made")]
+    else:
+        about = [("class:dim", " time per decision; 0 = no timer; ←/→ step by 15 s")]
+    about = wrap(about, width)
+    shown = max(3, min(len(fields), rows - text_rows(head) - text_rows(about) - 4))
+    first = max(0, min(form.row - shown // 2, len(fields) - shown))
+    out: Fragments = [*head, ("", "\n\n")]
+    for i, field_name in enumerate(fields[first:first + shown], start=first):
+        value = form.value(field_name)
+        field_opt = form.option(field_name)
+        changed = field_opt is not None and field_opt.default != value
+        style = "class:row.selected" if i == form.row else ""
+        out.append((style, f" {'▶' if i == form.row else ' '} {field_name:<26} "))
+        out.append((style + (" class:changed" if changed else ""),
+                    f"{_value(value) + (' *' if changed else ''):<16}"))
+        if changed and field_opt is not None:
+            out.append(("class:dim", f" default {_value(field_opt.default)}"))
+        out.append(("", "\n"))
+    if len(fields) > shown:
+        out.append(("class:dim", f"   ({len(fields)} fields; {first + 1}-"
+                    f"{min(first + shown, len(fields))} shown; * = changed)\n"))
+    out.append(("", "\n"))
+    out.extend(about)
+    out.append(("", "\n"))
     return out
 
 
@@ -215,6 +265,7 @@ def _opponents(model: ConsoleModel) -> Fragments:
     view, info = model.view, model.info
     assert view is not None and model.table is not None
     clock = model.clock_text(model.table)
+    names = seat_names(info, view.players, 12)
     out: Fragments = []
     for seat in range(view.players):
         if seat == view.seat:
@@ -222,7 +273,7 @@ def _opponents(model: ConsoleModel) -> Fragments:
         s = info.seats[seat] if info is not None and seat < len(info.seats) else None
         to_move = view.to_move == seat and view.phase not in ("deal", "game_over")
         out.append(("class:turn" if to_move else "", " ▶ " if to_move else "   "))
-        out.append(("class:name", f"{seat_name(info, seat):<12}"))
+        out.append(("class:name", pad(names[seat], 12)))
         away = s is not None and s.kind != "house" and not s.connected
         out.append(("class:warn" if away else "class:dim",
                     " away " if away else (" bot  " if s is not None and s.kind == "house"
@@ -287,7 +338,7 @@ def _hand(model: ConsoleModel) -> Fragments:
     return out
 
 
-def table_text(model: ConsoleModel) -> Fragments:
+def table_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragments:
     """The table screen: heading, opponents, the piles, the table's melds, the hand and
     what is awaited (or the waiting screen, or the scores)."""
     state = model.state
@@ -296,7 +347,7 @@ def table_text(model: ConsoleModel) -> Fragments:
     if state is None or state.view is None:
         return waiting_text(model)
     if model.show_scores:
-        return scores_text(model)
+        return scores_text(model, width, rows)
     view = state.view
     out = _table_heading(model, view)
     out.extend(_opponents(model))
@@ -353,8 +404,9 @@ def _table_melds(info: TableInfo | None, view: SeatView) -> Fragments:
     if not view.melds:
         return []
     out: Fragments = [("class:heading", " Table melds\n")]
+    names = seat_names(info, view.players, 8, view.seat)
     for i, (owner, cards) in enumerate(view.melds[-8:], start=max(0, len(view.melds) - 8)):
-        out.append(("", f"  #{i:<2} {fit(seat_name(info, owner, view.seat), 8):<8} "))
+        out.append(("", f"  #{i:<2} {pad(names[owner], 8)} "))
         out.extend(cards_fragments(cards))
         out.append(("", "\n"))
     return out
@@ -391,7 +443,8 @@ def waiting_text(model: ConsoleModel) -> Fragments:
         if s.kind == "empty":
             who = [("class:dim", "(empty)")]
         elif s.kind == "house":
-            who = [("", f"house bot ({s.bot or 'simple'})")]
+            who = [("", f"{s.name} (a house bot)" if s.name else
+                    f"house bot ({s.bot or 'simple'})")]
         else:
             who = [("class:me" if s.player == model.source.player_id else "", s.name or "?")]
         if s.rating is not None:
@@ -412,67 +465,119 @@ def waiting_text(model: ConsoleModel) -> Fragments:
     return out
 
 
-def scores_text(model: ConsoleModel) -> Fragments:
+def scores_pages(model: ConsoleModel, width: int, rows: int) -> list[Fragments]:
+    """The scores screen, in pages that fit ``rows``: the score sheet and the chart (every
+    seat), then the last hand (the hands shown, the score's notes); one page when all fit."""
     view, info = model.view, model.info
     assert view is not None
-    out: Fragments = [("class:heading", " Last hand and scores"),
-                      ("class:dim", "   (Tab: back to the table)\n")]
-    showdown = view.last_showdown or (
-        model.showdowns.get(model.table) if model.table is not None else None)
-    if showdown is not None:
-        for line in showdown_lines(showdown, info, view.seat):
-            out.append(("", " " + line + "\n"))
-    if view.results:
-        last = view.results[-1]
-        out.append(("class:heading", f" Hand {last.hand_no}: {last.outcome}\n"))
-        for note in last.notes:
-            out.append(("", f"  · {note_text(note, info)}\n"))
-    out.append(("", "\n"))
-    sheet = score_sheet(view, info)
-    if len(sheet) > 10:
-        sheet = [sheet[0], "   …", *sheet[-8:]]
-    for line in sheet:
-        out.append(("", " " + line + "\n"))
-    out.append(("", "\n"))
-    for line in score_chart(view, info):
-        out.append(("", " " + line + "\n"))
+    totals: Fragments = []
+    chart = score_chart(view, info, width - 1)
+    sheet = score_sheet(view, info, width - 1, rows=rows - len(chart) - 4)
+    for line in [*sheet, "", *chart]:
+        totals.append(("", " " + line + "\n"))
     if view.phase == "game_over":
         winners = ", ".join(seat_name(info, s, view.seat) for s in view.winners) or "nobody"
-        out.append(("class:turn", f"\n Game over: {winners} won.\n"))
-    return out
+        totals.append(("class:turn", f" Game over: {winners} won.\n"))
+    last: Fragments = []
+    showdown = view.last_showdown or (
+        model.showdowns.get(model.table) if model.table is not None else None)
+    names = seat_names(info, view.players, 16)
+    if showdown is not None:
+        for line in showdown_lines(showdown, info, view.seat):
+            last.append(("", " " + line + "\n"))
+    if view.results:
+        hand = view.results[-1]
+        last.append(("class:heading", f" Hand {hand.hand_no}: {hand.outcome}\n"))
+        for note in hand.notes:
+            last.append(("", f"  · {note_words(note, names.__getitem__)}\n"))
+    totals, last = wrap(totals, width), wrap(last, width)
+    if not last:
+        return [totals]
+    if text_rows(last) + text_rows(totals) + 1 <= rows:
+        return [[*last, ("", "\n"), *totals]]
+    return [totals, last]
+
+
+def scores_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragments:
+    """One page of the scores (Tab turns the page, then goes back to the table)."""
+    pages = scores_pages(model, width, rows - 1)
+    page = min(model.scores_page, len(pages) - 1)
+    more = (f"{page + 1}/{len(pages)}, Tab: more" if page < len(pages) - 1 else
+            f"{page + 1}/{len(pages)}, Tab: the table" if len(pages) > 1 else "Tab: the table")
+    head = "Scores" if len(pages) == 1 or page == 0 else "Last hand"
+    return [("class:heading", f" {head}"), ("class:dim", f"   ({more})\n"), *pages[page]]
 
 
 MIN_SIZE = (60, 16)  # columns, rows: the table screen needs this much
 
 
+def log_width(columns: int) -> int:
+    """The log pane's width: it grows with the terminal (24 to 48 columns)."""
+    return min(48, max(24, columns * 3 // 10))
+
+
+def shows_log(model: ConsoleModel, columns: int) -> bool:
+    return model.screen != "form" and not model.show_help and columns >= 70
+
+
+def status_rows(model: ConsoleModel, columns: int) -> int:
+    """The status line's rows: a long refusal is shown whole (wrapped), up to three rows."""
+    return min(3, text_rows(status_text(model, columns)))
+
+
+def banner_rows(model: ConsoleModel, columns: int) -> int:
+    text = model.banner_text()
+    return 0 if text is None else min(2, text_rows(wrap([("", f" {text}")], columns)))
+
+
+def main_size(model: ConsoleModel, size: Size) -> Size:
+    """The main window's size in a terminal of ``size``: what the title, the banner, the
+    status line, the action bar, the command line and the log leave."""
+    columns = size.columns - (log_width(size.columns) + 1 if shows_log(model, size.columns)
+                              else 0)
+    rows = size.rows - 3 - status_rows(model, size.columns) - banner_rows(model, size.columns)
+    return Size(rows=max(1, rows), columns=max(1, columns))
+
+
 def main_text(model: ConsoleModel, size: Size | None = None) -> Fragments:
-    """The main window: help, form, table or lobby; ``size`` the terminal's (else the
-    running application's)."""
+    """The main window: help, form, table or lobby, fitted (wrapped at words) to the room
+    it has in a terminal of ``size`` (else the running application's)."""
     size = size or get_app().output.get_size()
     if size.columns < MIN_SIZE[0] or size.rows < MIN_SIZE[1]:
-        return [("class:warn", f" The terminal is {size.columns}×{size.rows}: Rummy Hall "
-                               f"needs {MIN_SIZE[0]}×{MIN_SIZE[1]} at least. Make it "
-                               "bigger (Ctrl-Q quits).\n")]
+        return wrap([("class:warn", f" The terminal is {size.columns}×{size.rows}: Rummy "
+                                    f"Hall needs {MIN_SIZE[0]}×{MIN_SIZE[1]} at least. Make "
+                                    "it bigger (Ctrl-Q quits).\n")], size.columns)
+    room = main_size(model, size)
     if model.show_help:
-        return help_text(model, size)
-    if model.screen == "form":
-        return form_text(model)
-    if model.screen == "table":
-        return table_text(model)
-    return lobby_text(model)
+        text = help_text(model, size)
+    elif model.screen == "form":
+        text = form_text(model, room.columns, room.rows)
+    elif model.screen == "table":
+        text = table_text(model, room.columns, room.rows)
+    else:
+        text = lobby_text(model, room.columns, room.rows)
+    if text and text[-1][1].endswith("\n"):  # (a last newline opens no row)
+        text = [*text[:-1], (text[-1][0], text[-1][1][:-1])]
+    return wrap(text, room.columns)
 
 
-def title_text(model: ConsoleModel) -> Fragments:
+def title_text(model: ConsoleModel, columns: int = 80) -> Fragments:
+    """The title bar: the server (unless it is just "Rummy Hall"), who, where, online."""
     src = model.source
     where = {"lobby": "lobby", "form": "new table"}.get(model.screen, f"table {model.table}")
     state = "connected" if src.connected else "offline"
-    return [("class:title", f" Rummy Hall · {src.server_name or '?'} · {src.name} · {where}"),
-            ("class:title", f"  [{state}]  ? help ")]
+    server = src.server_name or "?"
+    parts = [PRODUCT] + ([server] if server != PRODUCT else [])
+    tail = f"  [{state}]  ? help "
+    name_room = columns - get_cwidth(" " + " · ".join([*parts, "", where]) + tail)
+    name = cut(src.name, max(6, name_room))
+    return [("class:title", " " + " · ".join([*parts, name, where])), ("class:title", tail)]
 
 
-def status_text(model: ConsoleModel) -> Fragments:
-    return [("class:status.error" if model.status_error else "class:status",
-             " " + model.status)]
+def status_text(model: ConsoleModel, columns: int = 80) -> Fragments:
+    """The status line, wrapped at words to ``columns``: a refusal is read whole."""
+    return wrap([("class:status.error" if model.status_error else "class:status",
+                  " " + model.status)], columns)
 
 
 def action_bar(model: ConsoleModel) -> Fragments:
@@ -497,45 +602,60 @@ def action_bar(model: ConsoleModel) -> Fragments:
     return out
 
 
-def log_text(model: ConsoleModel) -> Fragments:
+def log_text(model: ConsoleModel, width: int = LOG_WIDTH, rows: int = 1_000) -> Fragments:
+    """The log's last entries that fill ``rows``, each wrapped at words to ``width``."""
+    entries: list[Fragments] = []
+    used = 0
+    for entry in reversed(list(model.log)[-120:]):
+        lines = wrap([(f"class:log.{entry.kind}", entry.text)], width)
+        entries.append(lines)
+        used += text_rows(lines)
+        if used >= rows:
+            break
     out: Fragments = []
-    for entry in list(model.log)[-120:]:
-        out.append((f"class:log.{entry.kind}", entry.text + "\n"))
+    for lines in reversed(entries):
+        out.extend(lines)
+        out.append(("", "\n"))
+    if out:
+        out.pop()
     return out
 
 
 def build_layout(model: ConsoleModel, command: Buffer) -> tuple[Layout, Window]:
     """The whole screen; returns the layout and the main (focusable) window."""
-    def main_cursor() -> Point:
-        """Where the main window keeps its view: the selected table of a long lobby."""
-        if model.screen == "lobby" and not model.show_help:
-            return Point(0, 3 + 2 * model.lobby_row)  # (its second line: both in sight)
-        return Point(0, 0)
+    def size() -> Size:
+        return get_app().output.get_size()
 
     main = Window(FormattedTextControl(lambda: main_text(model), focusable=True,
-                                       get_cursor_position=main_cursor, show_cursor=False),
-                  wrap_lines=True)
+                                       show_cursor=False), wrap_lines=True)
 
-    def log_cursor() -> Point:
-        return Point(0, max(0, sum(e.text.count("\n") + 1 for e in list(model.log)[-120:]) - 1))
+    def log_fragments() -> Fragments:
+        room = main_size(model, size())
+        return log_text(model, log_width(size().columns), room.rows)
 
-    log = Window(FormattedTextControl(lambda: log_text(model), get_cursor_position=log_cursor,
-                                      show_cursor=False),
-                 wrap_lines=True, width=Dimension.exact(LOG_WIDTH))
+    def log_cursor() -> Point:  # (the last line in sight)
+        return Point(0, text_rows(log_fragments()) - 1)
+
+    log = TailWindow(FormattedTextControl(log_fragments, get_cursor_position=log_cursor,
+                                          show_cursor=False), wrap_lines=True,
+                     width=lambda: Dimension.exact(log_width(size().columns)))
     banner = ConditionalContainer(
-        Window(FormattedTextControl(lambda: [("class:banner", f" {model.banner_text()} ")]),
-               height=Dimension(min=1, max=2), style="class:banner", wrap_lines=True),
+        Window(FormattedTextControl(lambda: wrap([("class:banner", f" {model.banner_text()}")],
+                                                 size().columns)),
+               height=lambda: Dimension.exact(max(1, banner_rows(model, size().columns))),
+               style="class:banner"),
         filter=Condition(lambda: model.banner is not None))
     command_line = Window(BufferControl(command, input_processors=[BeforeInput(
         lambda: [("class:prompt", "> " if model.screen == "table" else ": ")])]), height=1)
     body = HSplit([
-        Window(FormattedTextControl(lambda: title_text(model)), height=1, style="class:title"),
+        Window(FormattedTextControl(lambda: title_text(model, size().columns)), height=1,
+               style="class:title"),
         banner,
         VSplit([main, ConditionalContainer(
             VSplit([Window(width=1, char="│", style="class:dim"), log]),
-            filter=Condition(lambda: model.screen != "form" and not model.show_help
-                             and get_app().output.get_size().columns >= 70))]),
-        Window(FormattedTextControl(lambda: status_text(model)), height=1),
+            filter=Condition(lambda: shows_log(model, size().columns)))]),
+        Window(FormattedTextControl(lambda: status_text(model, size().columns)),
+               height=lambda: Dimension.exact(status_rows(model, size().columns))),
         Window(FormattedTextControl(lambda: action_bar(model)), height=1),
         command_line,
     ])

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.utils import get_cwidth
 
 from rummyhall.client.session import TableState, Update
 from rummyhall.client.wording import SUIT_SYMBOLS, card_symbols, event_words, note_words
@@ -36,12 +37,15 @@ from rummyhall.rules import (
     view_meld_rules,
 )
 
+from .fitting import short_names
+
 Fragments = StyleAndTextTuples
 
 GAME_TITLES = {"basic": "Basic Rummy", "gin": "Gin Rummy", "chicago": "Chicago Rummy",
                "three_thirteen": "Three Thirteen"}
 SUIT_STYLES = ("class:suit.black", "class:suit.red", "class:suit.red", "class:suit.black")
 LOG_LINES = 300
+LOG_NAME = 16  # a name in the log takes at most this many columns (the log is 24 or more)
 SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -131,8 +135,12 @@ def seat_name(info: TableInfo | None, seat: int | None, me: int | None = None) -
 
 
 def note_text(note: str, info: TableInfo | None) -> str:
-    """A scoring note of the rules engine ("seat 1 scores 25") with the seats' names."""
-    return note_words(note, lambda seat: seat_name(info, seat))
+    """A scoring note of the rules engine ("seat 1 scores 25") with the seats' names (as
+    short as the log's)."""
+    players = len(info.seats) if info is not None else 0
+    names = seat_names(info, players, LOG_NAME)
+    return note_words(note, lambda seat: names[seat] if 0 <= seat < players
+                      else seat_name(info, seat))
 
 
 def fit(text: str, width: int) -> str:
@@ -166,38 +174,65 @@ def _value_text(value: bool | int | str) -> str:
 
 def event_line(event: Event, info: TableInfo | None, me: int | None) -> str:
     """One event as a line of the log (the words of :mod:`rummyhall.client.wording`)."""
-    return event_words(event, lambda seat: seat_name(info, seat, me), card_text)
+    players = len(info.seats) if info is not None else 0
+    names = seat_names(info, players, LOG_NAME, me)
+
+    def who(seat: int) -> str:
+        return names[seat] if 0 <= seat < players else seat_name(info, seat, me)
+
+    return event_words(event, who, card_text)
 
 
 # ---------------------------------------------------------------------- scores
 
 
-def score_sheet(view: SeatView, info: TableInfo | None) -> list[str]:
-    """The running score sheet: one row per scored hand, then the totals."""
-    names = [fit(seat_name(info, s), 7) for s in range(view.players)]
-    head = "hand outcome   " + "".join(f"{n:>8}" for n in names)
-    rows = [head]
-    for r in view.results:
-        rows.append(f"{r.hand_no:>4} {r.outcome[:9]:<9} " + "".join(
-            f"{p:>+8}" if p else f"{'.':>8}" for p in r.points))
-    rows.append("     total     " + "".join(f"{t:>8}" for t in view.scores))
-    return rows
+def seat_names(info: TableInfo | None, players: int, width: int,
+               me: int | None = None) -> list[str]:
+    """Every seat's name in at most ``width`` columns, told apart (see
+    :func:`~.fitting.short_names`)."""
+    return short_names([seat_name(info, s, me) for s in range(players)], width)
 
 
-def score_chart(view: SeatView, info: TableInfo | None, width: int = 30) -> list[str]:
-    """A small chart: each seat's total after every hand, as a sparkline, and its total."""
+def score_sheet(view: SeatView, info: TableInfo | None, width: int = 80,
+                rows: int = 1_000) -> list[str]:
+    """The running score sheet: one row per scored hand (the latest that fit in ``rows``),
+    then the totals; every seat's column fits in ``width``."""
+    col = min(8, max(5, (width - 11) // max(1, view.players)))
+    word = max(4, min(9, width - col * view.players - 6))  # the outcome's column
+    names = seat_names(info, view.players, col - 1)
+    head = pad("hand outcome", word + 6) + "".join(pad(n, col, right=True) for n in names)
+    body = [f"{r.hand_no:>4} {r.outcome[:word]:<{word}} " + "".join(
+        f"{p:>+{col}}" if p else f"{'.':>{col}}" for p in r.points) for r in view.results]
+    room = max(1, rows - 2)
+    if len(body) > room:
+        body = ["   …", *body[-(room - 1):]] if room > 1 else body[-1:]
+    total = pad("     total", word + 6) + "".join(f"{t:>{col}}" for t in view.scores)
+    return [head, *body, total]
+
+
+def score_chart(view: SeatView, info: TableInfo | None, width: int = 45) -> list[str]:
+    """A small chart: each seat's total after every hand, as a sparkline, and its total:
+    a line per seat, every seat, in ``width`` columns."""
     if not view.results:
         return ["(no hand scored yet)"]
+    names = seat_names(info, view.players, 8)
+    spark_width = max(3, min(30, width - 8 - 2 - 6))
     series = [[r.totals[s] for r in view.results] for s in range(view.players)]
     top = max((v for row in series for v in row), default=0)
     low = min((v for row in series for v in row), default=0)
     span = max(top - low, 1)
     lines = []
     for s, row in enumerate(series):
-        row = row[-width:]
+        row = row[-spark_width:]
         spark = "".join(SPARK[min(7, (v - low) * 8 // (span + 1))] for v in row)
-        lines.append(f"{fit(seat_name(info, s), 8):<8} {spark} {row[-1]}")
+        lines.append(f"{pad(names[s], 8)} {spark} {row[-1]}")
     return lines
+
+
+def pad(text: str, width: int, *, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` columns (on the left with ``right``)."""
+    fill = " " * max(0, width - get_cwidth(text))
+    return fill + text if right else text + fill
 
 
 def showdown_lines(showdown: Showdown, info: TableInfo | None, me: int | None) -> list[str]:
@@ -232,7 +267,7 @@ class ActionKey:
 ACTION_KEYS = {
     "gin": (ActionKey("s", "stock", ("draw_stock",)), ActionKey("p", "pile", ("draw_discard",)),
             ActionKey("x", "pass", ("pass",)), ActionKey("d", "discard", ("discard",)),
-            ActionKey("m", "meld to knock", ("knock",)),
+            ActionKey("m", "set meld", ("knock",)),
             ActionKey("k", "knock", ("knock",)), ActionKey("K", "big gin", ("knock",))),
     "basic": (ActionKey("s", "stock", ("draw_stock",)), ActionKey("p", "pile", ("draw_discard",)),
               ActionKey("m", "meld", ("meld",)), ActionKey("l", "lay off", ("layoff",)),
@@ -439,6 +474,7 @@ class ConsoleModel:
     show_help: bool = False
     help_page: int = 0
     show_scores: bool = False
+    scores_page: int = 0
     #: table -> (seat to move, time.monotonic() deadline or None)
     clocks: dict[int, tuple[int, float | None]] = field(default_factory=dict)
     #: table -> the latest showdown (the view forgets it at the next deal; the screen not)
@@ -630,7 +666,7 @@ class ConsoleModel:
         if isinstance(event, (HandScored, GameOver)):
             self.log.extend(LogEntry("event", "  " + note_text(n, info)) for n in event.notes)
             if table == self.table:
-                self.show_scores = True
+                self.show_scores, self.scores_page = True, 0
         elif isinstance(event, Showdown):
             self.showdowns[table] = event
         elif isinstance(event, HandDealt) and table == self.table:
