@@ -327,7 +327,7 @@ class Controller:
                 except ClientError as exc:
                     model.say(f"could not sit again at table {table}: {exc}", error=True)
                     continue
-                model.log.append(LogEntry("info", f"back at table {table}"))
+                model.log.append(LogEntry("info", "you sit here again", table))
                 if model.table is None:
                     model.open_table(table)
 

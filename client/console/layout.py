@@ -419,12 +419,17 @@ def _awaited(model: ConsoleModel, state: TableState, view: SeatView) -> Fragment
         winners = ", ".join(seat_name(info, s, view.seat) for s in view.winners) or "nobody"
         return [("class:turn", f" Game over: {winners} won. Tab: the scores · "
                                "g: play again · L: lobby\n")]
+    out = model.went_out.get(state.table)
+    last = "" if out is None else (
+        f"{seat_name(info, out, view.seat)} went out: this is your last turn. "
+        if state.my_turn else f"{seat_name(info, out, view.seat)} went out: last turns. ")
     if state.my_turn:
         clock = model.clock_text(model.table) if model.table is not None else ""
-        return [("class:turn", " " + turn_hint(state, state.legal)
+        return [("class:turn", " " + last + turn_hint(state, state.legal)
                  + (f"  ({clock})" if clock else "") + "\n")]
     if view.to_move is not None and view.phase not in ("deal",):
-        return [("class:dim", f" waiting for {seat_name(info, view.to_move, view.seat)}\n")]
+        return [("class:dim", f" {last}waiting for "
+                              f"{seat_name(info, view.to_move, view.seat)}\n")]
     if view.phase == "deal" and view.results:
         return [("class:dim", " hand over: Tab shows the scores\n")]
     return []
@@ -607,7 +612,7 @@ def log_text(model: ConsoleModel, width: int = LOG_WIDTH, rows: int = 1_000) -> 
     entries: list[Fragments] = []
     used = 0
     for entry in reversed(list(model.log)[-120:]):
-        lines = wrap([(f"class:log.{entry.kind}", entry.text)], width)
+        lines = wrap([(f"class:log.{entry.kind}", entry.shown(model.table))], width)
         entries.append(lines)
         used += text_rows(lines)
         if used >= rows:

@@ -33,6 +33,7 @@ from rummyhall.rules import (
     SeatAction,
     SeatView,
     Showdown,
+    WentOut,
     best_arrangement,
     view_meld_rules,
 )
@@ -363,7 +364,7 @@ class CreateForm:
             g = self.game
             self.players = min(max(self.players + delta, g.min_players), g.max_players)
         elif name == "turn_seconds":
-            self.turn_seconds = max(0, self.turn_seconds + 15 * delta)
+            self.turn_seconds = min(max(0, self.turn_seconds + 15 * delta), MAX_TURN_SECONDS)
         elif name == "sit":
             self.sit = not self.sit
         else:
@@ -372,9 +373,10 @@ class CreateForm:
             self.values[name] = _step_option(opt, self.value(name), delta)
 
     def set_text(self, name: str, text: str) -> str | None:
-        """Set a row from typed text (unchecked: the server explains bad values).
+        """Set a row from typed text, checked as typed: only an allowed value is taken.
 
-        Returns an error for a row that does not exist or text that is not a value.
+        Returns why not (and changes nothing) for a row that does not exist or a value
+        that the row does not allow; None once set.
         """
         if name not in self.rows():
             return f"no field {name!r}; fields: {', '.join(self.rows())}"
@@ -384,24 +386,28 @@ class CreateForm:
                 if g.game == lowered:
                     self.select_game(i)
                     return None
-            return f"no game {text!r}"
-        value: bool | int | str
-        if lowered in ("true", "yes", "on"):
-            value = True
-        elif lowered in ("false", "no", "off"):
-            value = False
-        else:
-            try:
-                value = int(lowered)
-            except ValueError:
-                value = text.strip()
-        if name in ("players", "turn_seconds"):
-            if not isinstance(value, int) or isinstance(value, bool):
-                return f"{name} is a number"
-            setattr(self, name, value)
+            return f"no game {text!r}; games: {', '.join(g.game for g in self.games)}"
+        value = _typed(text)
+        if name == "players":
+            g = self.game
+            if not _is_int(value) or not g.min_players <= int(value) <= g.max_players:
+                return (f"players: {g.title} is for {g.min_players} to {g.max_players} "
+                        "players")
+            self.players = int(value)
+        elif name == "turn_seconds":
+            if not _is_int(value) or not 0 <= int(value) <= MAX_TURN_SECONDS:
+                return f"turn_seconds: a number of seconds from 0 (no timer) to " \
+                       f"{MAX_TURN_SECONDS}"
+            self.turn_seconds = int(value)
         elif name == "sit":
-            self.sit = bool(value)
+            if not isinstance(value, bool):
+                return "sit: yes or no"
+            self.sit = value
         else:
+            opt = self.option(name)
+            assert opt is not None
+            if not option_allows(opt, value):
+                return f"{name}: {opt.allowed}"
             self.values[name] = value
         self.row = self.rows().index(name)
         return None
@@ -410,6 +416,42 @@ class CreateForm:
         """The options that differ from the defaults (what create_table sends)."""
         return {k: v for k, v in self.values.items()
                 if (o := self.option(k)) is not None and o.default != v}
+
+
+MAX_TURN_SECONDS = 3_600  # the form's longest timer (the protocol allows a day)
+
+
+def _typed(text: str) -> bool | int | str:
+    """Typed text as a value: yes/no words as booleans, a number as an integer."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    try:
+        return int(lowered)
+    except ValueError:
+        return lowered
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def option_allows(opt: OptionInfo, value: bool | int | str) -> bool:
+    """Whether ``value`` is one of the values the option allows (as the server checks)."""
+    if opt.type == "bool":
+        return isinstance(value, bool)
+    if opt.type == "enum":
+        return isinstance(value, str) and value in opt.choices
+    if opt.type == "int_or_auto" and value == "auto":
+        return True
+    if not _is_int(value):
+        return False
+    assert isinstance(value, int)
+    if opt.values:
+        return value in opt.values
+    return ((opt.low is None or value >= opt.low) and (opt.high is None or value <= opt.high))
 
 
 def _step_option(opt: OptionInfo, value: bool | int | str, delta: int) -> bool | int | str:
@@ -441,8 +483,17 @@ def _step_option(opt: OptionInfo, value: bool | int | str, delta: int) -> bool |
 
 @dataclass
 class LogEntry:
+    """A line of the log; ``table`` is the table it tells of (shown as "#3" while
+    another table, or the lobby, is on the screen)."""
+
     kind: str  # event, chat, notice, info, error
     text: str
+    table: int | None = None
+
+    def shown(self, current: int | None) -> str:
+        """The line as the log shows it while table ``current`` is on the screen."""
+        return self.text if self.table is None or self.table == current else (
+            f"#{self.table} {self.text}")
 
 
 @dataclass
@@ -479,6 +530,8 @@ class ConsoleModel:
     clocks: dict[int, tuple[int, float | None]] = field(default_factory=dict)
     #: table -> the latest showdown (the view forgets it at the next deal; the screen not)
     showdowns: dict[int, Showdown] = field(default_factory=dict)
+    #: table -> the seat that went out this hand (Three Thirteen's last turns)
+    went_out: dict[int, int] = field(default_factory=dict)
     finished: bool = False
     #: table -> the move of our pending your_turn, and of the last action we sent
     prompted: dict[int, int | None] = field(default_factory=dict)
@@ -639,8 +692,7 @@ class ConsoleModel:
     def _on_chat(self, update: Update, deadline: float | None) -> None:
         msg = update.payload
         if isinstance(msg, Chat):
-            where = "" if msg.table is None else f"#{msg.table} "
-            self.log.append(LogEntry("chat", f"{where}<{msg.name}> {msg.text}"))
+            self.log.append(LogEntry("chat", f"<{msg.name}> {msg.text}", msg.table))
 
     def _on_notice(self, update: Update, deadline: float | None) -> None:
         msg = update.payload
@@ -660,18 +712,24 @@ class ConsoleModel:
         prompted = self.prompted.pop(table, None)
         timed_out = (me is not None and getattr(event, "seat", None) == me
                      and prompted is not None and self.acted.get(table) != prompted)
-        self.log.append(LogEntry("event", (f"#{table} " if table != self.table else "")
-                                 + event_line(event, info, me)
-                                 + (" (time ran out)" if timed_out else "")))
+        line = event_line(event, info, me) + (" (time ran out)" if timed_out else "")
+        if isinstance(event, WentOut):  # (Three Thirteen: the others play one more turn)
+            self.went_out[table] = event.seat
+            line += ": everyone else plays one last turn"
+        self.log.append(LogEntry("event", line, table))
         if isinstance(event, (HandScored, GameOver)):
-            self.log.extend(LogEntry("event", "  " + note_text(n, info)) for n in event.notes)
+            out = self.went_out.pop(table, None)  # told once: not again in the notes
+            self.log.extend(LogEntry("event", "  " + note_text(n, info), table)
+                            for n in event.notes if out is None or n != f"seat {out} went out")
             if table == self.table:
                 self.show_scores, self.scores_page = True, 0
         elif isinstance(event, Showdown):
             self.showdowns[table] = event
-        elif isinstance(event, HandDealt) and table == self.table:
-            self.selected = set()
-            self.knock_melds = []
+        elif isinstance(event, HandDealt):
+            self.went_out.pop(table, None)
+            if table == self.table:
+                self.selected = set()
+                self.knock_melds = []
         self.clocks.pop(table, None)
 
     def _on_turn(self, update: Update, deadline: float | None) -> None:

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 import trio
 from prompt_toolkit.data_structures import Size
+from prompt_toolkit.formatted_text import fragment_list_to_text
 
 from rummyhall.cli import main
 from rummyhall.client import RequestRefused, ServerClosed, Session, Update
@@ -19,18 +20,22 @@ from rummyhall.client.console.layout import CHROME, KEY_HELP, help_pages, main_t
 from rummyhall.client.console.model import (
     ConsoleModel,
     CreateForm,
+    LogEntry,
     card_text,
     fit,
     flat_hand,
     hand_order,
     note_text,
+    option_allows,
     score_chart,
     score_sheet,
     server_text,
     showdown_lines,
 )
 from rummyhall.protocol import GameInfo, OptionInfo, SeatInfo, TableInfo, Turn
+from rummyhall.protocol.payloads import games_catalogue
 from rummyhall.rules import (
+    DrawStock,
     Drew,
     HandScored,
     Knock,
@@ -38,6 +43,7 @@ from rummyhall.rules import (
     Reveal,
     SeatView,
     Showdown,
+    WentOut,
     new_game,
     parse_cards,
     seat_view,
@@ -72,7 +78,7 @@ def test_the_score_sheet_and_chart() -> None:
     assert chart[1].endswith(" 45") and len(chart[1].split()[2]) == 2
 
 
-def test_the_form_steps_and_sets_values_unchecked() -> None:
+def test_the_form_steps_and_checks_typed_values() -> None:
     knock = OptionInfo(name="knock_limit", type="int", default=10, meaning="m",
                        allowed="an integer from 0 to 10", choices=(), low=0, high=10)
     nxt = OptionInfo(name="next_dealer", type="enum", default="loser", meaning="m",
@@ -84,8 +90,9 @@ def test_the_form_steps_and_sets_values_unchecked() -> None:
     assert form.value("knock_limit") == 10  # clamped by the arrows
     form.step(-1)
     assert form.options() == {"knock_limit": 9}
-    assert form.set_text("knock_limit", "99") is None  # the server explains
-    assert form.options() == {"knock_limit": 99}
+    assert form.set_text("knock_limit", "99") == "knock_limit: an integer from 0 to 10"
+    assert form.options() == {"knock_limit": 9}  # checked as typed: nothing changed
+    assert form.set_text("knock_limit", "3") is None and form.options() == {"knock_limit": 3}
     form.row = form.rows().index("next_dealer")
     form.step(1)
     assert form.value("next_dealer") == "winner"
@@ -322,3 +329,67 @@ def test_the_last_hand_says_which_seats_were_not_shown() -> None:
     lines = showdown_lines(show, None, 0)
     assert "[3♣ 4♣ 5♣]" in lines[0] and "= 10" in lines[1]
     assert lines[2].endswith("cards not shown") and lines[3].endswith("not dealt in")
+
+
+@pytest.mark.parametrize("game", [g["game"] for g in games_catalogue()])
+def test_the_form_only_ever_shows_allowed_values(game: str) -> None:
+    """Stepping with the arrows through every field of every game never leaves the
+    allowed values; a typed value out of them is refused with what is allowed."""
+    games = tuple(GameInfo.from_wire(g) for g in games_catalogue())
+    form = CreateForm(games)
+    form.select_game(next(i for i, g in enumerate(games) if g.game == game))
+    for row, name in enumerate(form.rows()):
+        if name == "game":
+            continue
+        form.row = row
+        for delta in [1] * 30 + [-1] * 60:
+            form.step(delta)
+            value = form.value(name)
+            opt = form.option(name)
+            if opt is not None:
+                assert option_allows(opt, value), (name, value)
+            elif name == "players":
+                assert form.game.min_players <= int(value) <= form.game.max_players
+            elif name == "turn_seconds":
+                assert 0 <= int(value) <= 3600
+    assert form.set_text("players", "9") is not None and form.players <= 8
+    assert form.set_text("turn_seconds", "-5") is not None
+    assert form.set_text("sit", "maybe") == "sit: yes or no"
+    for opt in form.game.options:
+        wrong = "nonsense" if opt.type != "enum" else "7"
+        assert form.set_text(opt.name, wrong) == f"{opt.name}: {opt.allowed}"
+
+
+def test_going_out_is_told_once_and_the_last_turns_to_every_seat() -> None:
+    view = dataclasses.replace(seat_view(new_game("three_thirteen", {}, players=3), 0),
+                               hand=parse_cards("2c 9d Kh"))
+    state = SimpleNamespace(table=1, view=view, seat=0, info=None, move=None, legal=(),
+                            my_turn=False)
+    model = ConsoleModel(SimpleNamespace(tables={1: state}, lobby={}, player_id=7))
+    model.open_table(1)
+    model.on_update(Update("event", 1, WentOut(2, parse_cards("Ac")[0])))
+    assert model.log[-1].text == ("seat 2 went out, discarding A♣: everyone else plays "
+                                  "one last turn")
+    view = dataclasses.replace(view, to_move=1, phase="draw")
+    state.view = view
+    assert "seat 2 went out: last turns. waiting for seat 1" in fragment_list_to_text(
+        main_text(model, Size(rows=40, columns=100)))
+    state.my_turn, state.legal = True, (DrawStock(0),)
+    assert "this is your last turn" in fragment_list_to_text(
+        main_text(model, Size(rows=40, columns=100)))
+    scored = HandScored(1, "round", (2,), (9, 12, 0), (9, 12, 0),
+                        ("seat 2 went out", "seat 0 has 9 unmelded"))
+    model.on_update(Update("event", 1, scored))
+    told = [e.text for e in model.log]
+    assert sum("went out" in t for t in told) == 1  # not again in the score's notes
+    assert told[-1] == "  you has 9 unmelded"
+
+
+def test_the_log_tags_the_lines_of_another_table() -> None:
+    model = ConsoleModel(SimpleNamespace(tables={}, lobby={}, player_id=7))
+    model.log.append(LogEntry("event", "ada discarded T♦", 3))
+    model.log.append(LogEntry("chat", "<bob> hi", None))
+    model.table = 3
+    assert [e.shown(model.table) for e in model.log] == ["ada discarded T♦", "<bob> hi"]
+    model.table = 4
+    assert [e.shown(model.table) for e in model.log] == ["#3 ada discarded T♦", "<bob> hi"]
