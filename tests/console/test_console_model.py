@@ -382,7 +382,7 @@ def test_going_out_is_told_once_and_the_last_turns_to_every_seat() -> None:
     model.on_update(Update("event", 1, scored))
     told = [e.text for e in model.log]
     assert sum("went out" in t for t in told) == 1  # not again in the score's notes
-    assert told[-1] == "  you has 9 unmelded"
+    assert told[-1] == "  seat 0 has 9 unmelded"
 
 
 def test_the_log_tags_the_lines_of_another_table() -> None:
