@@ -70,7 +70,7 @@ KEY_HELP = [
                ("Tab", "scores and last hand"), ("L", "lobby"),
                ("b / g", "add bot / start (or again)")]),
     ("Anywhere", [(":", "command line (Tab completes)"), ("t", "chat"), ("?", "this help"),
-                  ("Esc", "back / close"), ("Ctrl-Q", "quit")]),
+                  ("Esc", "back / close"), ("Ctrl-Q", "quit (at a game: asks first)")]),
 ]
 
 

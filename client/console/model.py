@@ -523,6 +523,8 @@ class ConsoleModel:
     bots: tuple[str, ...] = ()
     form: CreateForm | None = None
     show_help: bool = False
+    #: Ctrl-Q was pressed at a game where we sit: a second one quits
+    confirm_quit: bool = False
     help_page: int = 0
     show_scores: bool = False
     scores_page: int = 0
@@ -613,6 +615,22 @@ class ConsoleModel:
             return None
         left = max(0, int(entry[1] - time.monotonic() + 0.999))
         return f"{left // 60}:{left % 60:02d}"
+
+    def quit_warning(self) -> str:
+        """What quitting costs now: at a game where we sit, the seat goes to a house bot
+        after the table's grace period (empty: nothing is lost)."""
+        sitting = [t for t, s in self.source.tables.items() if s.view is not None
+                   and s.view.seat is not None and s.view.phase != "game_over"
+                   and (s.info is None or s.info.state == "playing")]
+        if not sitting:
+            return ""
+        grace = max(s.info.grace_seconds for t in sitting
+                    if (s := self.source.tables[t]).info is not None) if any(
+            self.source.tables[t].info is not None for t in sitting) else None
+        after = f"{grace} s" if grace is not None else "the grace period"
+        where = f"table {sitting[0]}" if len(sitting) == 1 else "your tables"
+        return (f"Quit? You sit at {where}: a house bot plays your seat after {after} "
+                "(come back before, and it is yours again).")
 
     def banner_text(self) -> str | None:
         """The banner, with the reconnection's countdown while there is one."""

@@ -270,3 +270,30 @@ def test_r_refreshes_a_table_where_there_is_no_rummy_to_declare(server_port: int
         assert not p.model.status_error and p.model.screen == "table"
 
     run(server_port, scenario)
+
+
+def test_ctrl_q_at_a_game_where_we_sit_asks_first(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin")
+        await p.press("\x11")  # Ctrl-Q
+        await p.wait(lambda: p.model.confirm_quit, what="the question")
+        assert "a house bot plays your seat after 120 s" in p.model.status
+        assert p.h.app is not None and p.h.app.is_running
+        await p.press("\x1b[C")  # another key: we stay
+        await p.wait(lambda: not p.model.confirm_quit, what="staying")
+        assert p.h.app.is_running
+        await p.press("\x11")
+        await p.wait(lambda: p.model.confirm_quit, what="the question again")
+        await p.press("\x11")  # the second Ctrl-Q quits: the app ends (and so the run)
+        await p.wait(lambda: False, timeout=10, what="the app to quit")
+
+    run(server_port, scenario)
+
+
+def test_ctrl_q_in_the_lobby_quits_at_once(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await p.wait(lambda: p.model.games, what="the games")
+        await p.press("\x11")
+        await p.wait(lambda: False, timeout=10, what="the app to quit")
+
+    run(server_port, scenario)
