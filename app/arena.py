@@ -293,7 +293,8 @@ def build_config(args: argparse.Namespace,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", choices=list(GAMES), default="gin")
+    parser.add_argument("--game", choices=list(GAMES), default="gin",
+                        help="the game played (default gin)")
     parser.add_argument("--games", type=positive_int, default=100,
                         help="number of games, rounded up to whole deal sets (100)")
     parser.add_argument("--bots", action="append", metavar="LIST",

@@ -97,7 +97,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="your own bot class (a rummyhall.client.Bot or a Strategy)")
     parser.add_argument("--table", type=int, help="join this table instead of creating one")
     parser.add_argument("--seat", type=int, help="the seat to take at --table")
-    parser.add_argument("--game", choices=list(GAMES), default="gin")
+    parser.add_argument("--game", choices=list(GAMES), default="gin",
+                        help="the game of a new table (default gin)")
     parser.add_argument("--players", type=int, help="seats of a new table (the game's least)")
     parser.add_argument("--house-bots", help="strategy of the house bots filling a new table")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",

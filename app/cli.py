@@ -133,13 +133,21 @@ def build_parser() -> argparse.ArgumentParser:
     add_setting_flags(serve)
     serve.set_defaults(func=cmd_serve)
 
-    rules = sub.add_parser("rules", help="list the games and every table option")
-    rules.add_argument("game", nargs="?", choices=list(GAMES))
+    rules = sub.add_parser("rules", help="list the games and every table option",
+                           description="List the games, their player counts and every "
+                                       "table option with its type, default, allowed "
+                                       "values and meaning (docs/rules.md tells the rules).")
+    rules.add_argument("game", nargs="?", choices=list(GAMES),
+                       help="only this game (default: all four)")
     rules.add_argument("--json", action="store_true", help="print JSON")
     rules.set_defaults(func=cmd_rules)
 
-    selfplay = sub.add_parser("selfplay", help="play games between built-in players")
-    selfplay.add_argument("--game", choices=list(GAMES), default="gin")
+    selfplay = sub.add_parser("selfplay", help="play games between built-in players",
+                              description="Play N games in this process between built-in "
+                                          "strategies (no server) and print deals, turns, "
+                                          "final scores, wins by seat and the speed.")
+    selfplay.add_argument("--game", choices=list(GAMES), default="gin",
+                          help="the game played (default gin)")
     selfplay.add_argument("--games", type=arena_command.positive_int, default=100,
                           help="number of games (100)")
     selfplay.add_argument("--players", type=int, help="seats (the game's minimum)")
@@ -167,7 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_bot_arguments(bot)
     bot.set_defaults(func=lambda args: cmd_bot(args, parse_option_args(args.option)))
 
-    play = sub.add_parser("play", help="play at a server (the console client)")
+    play = sub.add_parser("play", help="play at a server (the console client)",
+                          description="Find a Rummy Hall server (on the LAN, or --server), "
+                                      "check that it answers, pick a name and play in the "
+                                      "full-screen console; ? shows its keys. Your name and "
+                                      "seat token are remembered per server.")
     add_play_arguments(play)
     play.set_defaults(func=cmd_play)
 
