@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from prompt_toolkit.application import get_app
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.data_structures import Point, Size
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.layout import (
     ConditionalContainer,
@@ -638,11 +638,8 @@ def build_layout(model: ConsoleModel, command: Buffer) -> tuple[Layout, Window]:
         room = main_size(model, size())
         return log_text(model, log_width(size().columns), room.rows)
 
-    def log_cursor() -> Point:  # (the last line in sight)
-        return Point(0, text_rows(log_fragments()) - 1)
-
-    log = TailWindow(FormattedTextControl(log_fragments, get_cursor_position=log_cursor,
-                                          show_cursor=False), wrap_lines=True,
+    # (log_text gives the tail that fits: the window shows it from its first line)
+    log = TailWindow(FormattedTextControl(log_fragments, show_cursor=False), wrap_lines=True,
                      width=lambda: Dimension.exact(log_width(size().columns)))
     banner = ConditionalContainer(
         Window(FormattedTextControl(lambda: wrap([("class:banner", f" {model.banner_text()}")],
