@@ -396,15 +396,15 @@ def run(args: argparse.Namespace,
         progress.update(outcome)
 
     options = ", ".join(f"{k}={v}" for k, v in config.options.items()) or "default options"
-    # what is played, first (flushed): the games may take a while
-    print(f"{config.game}, {config.seats} players, {options}: {total} games "
-          f"({config.deal_sets} deal set{'' if config.deal_sets == 1 else 's'} x "
-          f"{config.seats} seatings), "
-          f"{_seed_words(config.seed, args.server is not None)}", flush=True)
     started = time.perf_counter()
     seeded: set[bool] = set()  # over a server: were its shuffles seeded?
     interrupted = False
     try:
+        # what is played, first (flushed): the games may take a while
+        print(f"{config.game}, {config.seats} players, {options}: {total} games "
+              f"({config.deal_sets} deal set{'' if config.deal_sets == 1 else 's'} x "
+              f"{config.seats} seatings), "
+              f"{_seed_words(config.seed, args.server is not None)}", flush=True)
         if args.server:
             host, port = args.server
             run_over_server(config, host, port, done, seeded, tls=trust_from_args(args))
