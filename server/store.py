@@ -139,7 +139,8 @@ def game_ratings(game: str, seating: Sequence[dict[str, Any]], winners: Sequence
                  totals: Sequence[int], known: Callable[[str], tuple[Rating, int]]
                  ) -> list[tuple[str, Rating, int]]:
     """Each seat's (key, new rating, games rated) after a finished game, or nothing when
-    two seats have one rating key (two house bots of one strategy): such a game is not
+    two seats have one rating key (house bots are numbered apart: see Table.house_name;
+    a record from before that): such a game is not
     rated. ``known(key)`` gives a key's rating and games before it."""
     keys = [rating_key(s) for s in seating]
     if len(set(keys)) != len(keys) or len(totals) != len(keys):

@@ -8,6 +8,7 @@ import trio.testing
 from fast_settings import with_settings
 from players import RawClient, wait_for
 
+from rummyhall.client import open_session
 from rummyhall.protocol import CreateTable, Error, Hello, Join, Ok, Ping, Pong, Watch, Welcome
 from rummyhall.server import Hall, Settings
 from rummyhall.server.table import Command
@@ -192,3 +193,20 @@ async def test_a_reply_goes_to_the_connection_that_asked_not_to_a_newer_one(
         assert getattr(message, "id", None) != 99, message  # its reply did not come here
     await again.aclose()
     await ada.aclose()
+
+
+async def test_house_bots_of_one_strategy_get_distinct_names(hall: Hall) -> None:
+    """Two strong bots at one table are "strong bot" and "strong bot 2": each has its own
+    name, so each its own rating."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="host") as host:
+        table = await host.create_table("basic", 4)
+        for seat in range(3):
+            await host.add_bot(table, seat, "strong")
+        await host.add_bot(table, 3, "simple")
+        (info,) = [t for t in await host.list_tables() if t.table == table]
+        assert [s.name for s in info.seats] == [
+            "strong bot", "strong bot 2", "strong bot 3", "simple bot"]
+        await host.remove_bot(table, 0)
+        (info,) = [t for t in await host.list_tables() if t.table == table]
+        assert [s.name for s in info.seats][1:] == ["strong bot", "strong bot 2", "simple bot"]
