@@ -49,8 +49,9 @@ def serve_in_a_thread(data: Path) -> tuple[int, Callable[[], None]]:
     box: dict[str, object] = {}
 
     async def main() -> None:
+        # (a long pause after a hand: the scores stay on the screen to be captured)
         settings = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0,
-                            hand_pause=0.0, seed=2024, log_level="warning", data=str(data),
+                            hand_pause=60.0, seed=2024, log_level="warning", data=str(data),
                             name="Rummy Hall")
         hall = Hall(settings)
         async with trio.open_nursery() as nursery:

@@ -11,6 +11,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
@@ -52,7 +53,6 @@ from .model import (
     showdown_lines,
     turn_hint,
 )
-from .snapshot import TailWindow
 
 LOG_WIDTH = 28
 
@@ -608,18 +608,21 @@ def action_bar(model: ConsoleModel) -> Fragments:
 
 
 def log_text(model: ConsoleModel, width: int = LOG_WIDTH, rows: int = 1_000) -> Fragments:
-    """The log's last entries that fill ``rows``, each wrapped at words to ``width``."""
+    """The log's last ``rows`` rows: its latest entries, each wrapped at words to
+    ``width`` (the oldest one shown may lose its first rows)."""
     entries: list[Fragments] = []
     used = 0
+    shown_table = model.table if model.screen == "table" else None  # (lobby: all tagged)
     for entry in reversed(list(model.log)[-120:]):
-        lines = wrap([(f"class:log.{entry.kind}", entry.shown(model.table))], width)
+        lines = wrap([(f"class:log.{entry.kind}", entry.shown(shown_table))], width)
         entries.append(lines)
         used += text_rows(lines)
         if used >= rows:
             break
+    shown = [line for lines in reversed(entries) for line in split_lines(lines)][-rows:]
     out: Fragments = []
-    for lines in reversed(entries):
-        out.extend(lines)
+    for line in shown:
+        out.extend(line)
         out.append(("", "\n"))
     if out:
         out.pop()
@@ -638,8 +641,8 @@ def build_layout(model: ConsoleModel, command: Buffer) -> tuple[Layout, Window]:
         room = main_size(model, size())
         return log_text(model, log_width(size().columns), room.rows)
 
-    # (log_text gives the tail that fits: the window shows it from its first line)
-    log = TailWindow(FormattedTextControl(log_fragments, show_cursor=False), wrap_lines=True,
+    # (log_text gives the rows that fit, the latest last)
+    log = Window(FormattedTextControl(log_fragments, show_cursor=False), wrap_lines=True,
                      width=lambda: Dimension.exact(log_width(size().columns)))
     banner = ConditionalContainer(
         Window(FormattedTextControl(lambda: wrap([("class:banner", f" {model.banner_text()}")],

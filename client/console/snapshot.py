@@ -24,10 +24,6 @@ from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output import DummyOutput
 
 
-class TailWindow(Window):
-    """A window that shows the last lines of its text: the older ones may not fit."""
-
-
 class FixedSizeOutput(DummyOutput):
     """An output that writes nothing and tells a fixed size (what the layout reads)."""
 
@@ -77,7 +73,7 @@ def _faults(window: Window) -> list[str]:
         if fragment_list_width(line) > info.window_width:
             out.append(f"wider than its window ({info.window_width}): "
                        f"{fragment_list_to_text(line)!r}")
-    if content.line_count > info.window_height and not isinstance(window, TailWindow):
+    if content.line_count > info.window_height:
         below = [fragment_list_to_text(content.get_line(i))
                  for i in range(info.window_height, content.line_count)]
         out.append(f"{content.line_count} lines in {info.window_height} rows; not shown: "

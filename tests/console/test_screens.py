@@ -60,6 +60,7 @@ def test_every_screen_fits(name: str, size: tuple[int, int]) -> None:
     # the title names the server only when it is not the product's own name
     assert screen.lines[0].startswith(" Rummy Hall · ada · ")
     if name.startswith(("table-", "scores-")) and name != "table-waiting":
+        assert "later?" in screen.text()  # the log's newest line is in sight
         assert "illegal_discard" in screen.text()  # the whole refusal, wrapped
         assert re.search(r"discard\s+another\s+card", screen.text())
 
