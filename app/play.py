@@ -104,6 +104,25 @@ def choose_server(profile: Profile, seconds: float) -> tuple[str, bool] | None:
     return chosen, chosen in tls
 
 
+def reachable(host: str, port: int) -> bool:
+    """Whether something answers on ``host:port`` (else one line says why, on stderr)."""
+    try:
+        socket.create_connection((host, port), timeout=REACH_SECONDS).close()
+    except OSError as exc:
+        print(f"rummyhall play: cannot reach {host}:{port}: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def ask_name() -> str | None:
+    """The player's name, asked (the login name by default); None at the end of input."""
+    default = getpass.getuser()
+    try:
+        return input(f"Your name [{default}]: ").strip() or default
+    except EOFError:
+        return None
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     if not sys.stdin.isatty():
         print("rummyhall play: the console needs a terminal (standard input is not one)",
@@ -130,10 +149,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"rummyhall play: {exc}", file=sys.stderr)
         return 2
     server = f"{host}:{port}"
-    try:  # before asking for a name: is a server there at all?
-        socket.create_connection((host, port), timeout=REACH_SECONDS).close()
-    except OSError as exc:
-        print(f"rummyhall play: cannot reach {server}: {exc}", file=sys.stderr)
+    if not reachable(host, port):  # before asking for a name: is a server there at all?
         return 1
     if trust is not None and trust.mode == "first use":
         try:
@@ -145,13 +161,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             print(f"First TLS connection to {server}: its certificate will be remembered "
                   "and must not change (trust on first use). To check it first, ask its "
                   "operator for the fingerprint and use --fingerprint.")
-    name = args.name or profile.name_for(server)
-    if not name:
-        default = getpass.getuser()
-        try:
-            name = input(f"Your name [{default}]: ").strip() or default
-        except EOFError:
-            return 1
+    name = args.name or profile.name_for(server) or ask_name()
+    if name is None:
+        return 1
     options = ConsoleOptions(host, port, name, token=profile.token_for(server, name),
                              color=not args.no_color,
                              on_token=lambda token: profile.remember(server, name, token),

@@ -21,6 +21,22 @@ def summaries() -> dict[str, str | None]:
     return {c.dest: c.help for c in sub._choices_actions}
 
 
+def unexplained(parser: argparse.ArgumentParser) -> list[str]:
+    """The flags and arguments of ``parser`` (and of its own subcommands) without help;
+    a group of subcommands is explained by its commands' own lines."""
+    out = []
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        if isinstance(action, argparse._SubParsersAction):
+            lines = {c.dest: c.help for c in action._choices_actions}
+            for command, sub in action.choices.items():
+                out += ([] if lines.get(command) else [command]) + unexplained(sub)
+        elif not action.help:
+            out.append("/".join(action.option_strings) or action.dest)
+    return out
+
+
 @pytest.mark.parametrize("name", list(subcommands()))
 def test_every_subcommand_and_flag_is_explained(
         name: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -28,9 +44,7 @@ def test_every_subcommand_and_flag_is_explained(
     summary = summaries()[name]
     assert summary and "\n" not in summary  # its line in `rummyhall --help`
     assert parser.description, f"{name}: no description"
-    unexplained = [a.option_strings or [a.dest] for a in parser._actions
-                   if not isinstance(a, argparse._HelpAction) and not a.help]
-    assert not unexplained, f"{name}: {unexplained} say nothing"
+    assert not unexplained(parser), f"{name}: {unexplained(parser)} say nothing"
     with pytest.raises(SystemExit) as info:
         main([name, "--help"])
     assert info.value.code == 0
