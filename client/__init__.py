@@ -1,6 +1,7 @@
 """The client side: the connection library, the client's model of a table, the bot runner."""
 
 from .bot import Bot, GameResult, StrategyBot, knock_with_melds, play_table, run_bot
+from .credentials import HallCredential
 from .errors import ClientError
 from .model import apply_event, apply_turn
 from .session import (
@@ -19,6 +20,7 @@ __all__ = [
     "ClientError",
     "ConnectionLost",
     "GameResult",
+    "HallCredential",
     "KnownServers",
     "NotTLS",
     "RequestRefused",

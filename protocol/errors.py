@@ -69,6 +69,13 @@ _CONNECTION = _codes(
     ("banned", True, "the server's host banned this name, player or address (admin_ban): "
                      "refused at connect or at the hello, with its token or not, and "
                      "closed when the ban is made; the message says until when"),
+    ("password_required", True, "the hall has a password (section 3.1): the hello came "
+                                "from a client below 1.2, a request other than login came "
+                                "before it, or no login came within handshake_seconds"),
+    ("wrong_password", True, "login: the proof is not that of the hall's password"),
+    ("too_many_attempts", False, "too many wrong passwords (or table codes) came from this "
+                                 "address lately: this one was not checked; retry_ms says "
+                                 "when the next is (fatal during the handshake)"),
     ("internal_error", False, "the server failed to handle the request (a bug). Unless the "
                               "message says the table was stopped, the game did not change; "
                               "after a table request the table's table_update follows, "
@@ -97,6 +104,10 @@ _LOBBY = _codes(
                               "bots"),
     ("no_such_game", False, "get_record: no game played has this number"),
     ("no_history", False, "the server keeps no history (it runs without its data file)"),
+    ("code_required", False, "join or watch: the table is private (its lock says what "
+                             "needs the code) and the request has no proof of its code"),
+    ("wrong_code", False, "join or watch: the proof is not that of the table's code"),
+    ("bad_lock", False, "create_table: both lock and invite, or watch_code without either"),
     ("not_your_seat", False, "action: its map names a seat that is not the sender's own "
                              "(a client never needs to name its seat)"),
     ("muted", False, "say: the server's host muted this player's chat for a time (the "

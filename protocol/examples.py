@@ -69,6 +69,7 @@ from .messages import (
     BanInfo,
     Bans,
     Bye,
+    Challenge,
     Chat,
     CreateTable,
     Error,
@@ -89,7 +90,10 @@ from .messages import (
     ListRatings,
     ListTables,
     LobbyUpdates,
+    LoggedIn,
+    Login,
     Message,
+    NewLock,
     Notice,
     Ok,
     OptionInfo,
@@ -108,6 +112,7 @@ from .messages import (
     Snapshot,
     Start,
     TableInfo,
+    TableLock,
     TableRemoved,
     Tables,
     TableUpdate,
@@ -118,6 +123,7 @@ from .messages import (
 )
 from .payloads import action_to_wire, event_to_wire, games_catalogue, view_to_wire
 from .proof import admin_proof
+from .proofs import KDF, LOGIN_LABEL, Verifier, derive, make_proof, table_label
 
 SEED: Final = 43
 TABLE: Final = 1
@@ -129,10 +135,12 @@ ADMIN_PLAYERS: Final = {"bob": 1, "host": 2}
 """The player ids of the admin transcript (a server of its own: bob comes first)."""
 NONCES: Final = {"ada": "3b8e1f0a9c2d4e6f8a0b1c2d3e4f5a6b",
                  "bob": "c0ffee11d2e3f405a6b7c8d9e0f1a2b3",
-                 "host": "9d4c2b1a0f8e7d6c5b4a39281706f5e4"}
+                 "host": "9d4c2b1a0f8e7d6c5b4a39281706f5e4",
+                 "eve": "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"}
 ADMIN_CREDENTIAL: Final = "5f" * 32
 """The example admin credential of the admin transcript (a real one is 256 random bits)."""
-FEATURES: Final = ("bots", "chat", "lobby_updates", "resume", "spectators", "turn_timers")
+FEATURES: Final = ("bots", "chat", "lobby_updates", "private_tables", "resume", "spectators",
+                   "turn_timers")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +152,96 @@ class Frame:
     message: Message
 
 
+HALL_PASSWORD: Final = "correct horse battery staple"
+HALL_SALT: Final = "5a17c0ffee5a17c0ffee5a17c0ffee00"
+TABLE_PASSWORD: Final = "tuesday club"
+TABLE_SALT: Final = "7ab1e5a17ab1e5a17ab1e5a17ab1e500"
+EXAMPLE_ITERATIONS: Final = 4096
+"""PBKDF2's rounds in the examples (small, to check by hand; use 600000)."""
+
+
 def _welcome(name: str, features: tuple[str, ...] = FEATURES,
              token: str | None = None, player: int | None = None) -> Welcome:
     return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
                    features=features, nonce=NONCES[name],
                    session=Session(player=player or PLAYERS[name],
                                    token=token or TOKENS[name], resumed=False))
+
+
+def _locked_welcome(name: str) -> Welcome:
+    return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
+                   features=FEATURES, nonce=NONCES[name], session=None,
+                   login=Challenge(kdf=KDF, salt=HALL_SALT, iterations=EXAMPLE_ITERATIONS))
+
+
+def locked_pair(name: str = "ada") -> tuple[Connection, Connection]:
+    """A client and a server :class:`Connection` of a hall with a password, in LOGIN."""
+    client, server = Connection(CLIENT), Connection(SERVER)
+    server.receive_data(client.send(Hello(versions=(1,), name=name, kind="person",
+                                          minor=MINOR)))
+    server.next_event()
+    client.receive_data(server.send(_locked_welcome(name)))
+    client.next_event()
+    return client, server
+
+
+def password_transcript() -> list[Frame]:
+    """A login to a hall whose password is :data:`HALL_PASSWORD`: ada proves it; eve,
+    who replays ada's proof on her own connection, is refused (its nonce differs)."""
+    keys = derive(HALL_PASSWORD, bytes.fromhex(HALL_SALT), EXAMPLE_ITERATIONS)
+    proof = make_proof(keys, LOGIN_LABEL, NONCES["ada"])
+    return [
+        Frame(CLIENT, "ada", Hello(versions=(1,), name="ada", kind="person",
+                                   client="example 1.0", minor=MINOR)),
+        Frame(SERVER, "ada", _locked_welcome("ada")),
+        Frame(CLIENT, "ada", Login(proof=proof, id=1)),
+        Frame(SERVER, "ada", LoggedIn(session=Session(player=PLAYERS["ada"],
+                                                      token=TOKENS["ada"], resumed=False),
+                                      id=1)),
+        Frame(CLIENT, "eve", Hello(versions=(1,), name="eve", kind="person", minor=MINOR)),
+        Frame(SERVER, "eve", _locked_welcome("eve")),
+        Frame(CLIENT, "eve", Login(proof=proof, id=1)),
+        Frame(SERVER, "eve", Error(code="wrong_password", fatal=True, id=1,
+                                   message="wrong password")),
+    ]
+
+
+def table_verifier() -> Verifier:
+    """The verifier ada's client sends for the example's private table."""
+    return Verifier.of(TABLE_PASSWORD, bytes.fromhex(TABLE_SALT), EXAMPLE_ITERATIONS)
+
+
+def private_table_transcript() -> list[Frame]:
+    """ada creates a table with the password :data:`TABLE_PASSWORD`; bob's join without
+    the code is refused; with the proof of the code (keyed over his nonce) he sits."""
+    verifier = table_verifier()
+    lock = TableLock(kdf=KDF, salt=TABLE_SALT, iterations=EXAMPLE_ITERATIONS, invite=False,
+                     watch_code=True)
+    keys = derive(TABLE_PASSWORD, bytes.fromhex(TABLE_SALT), EXAMPLE_ITERATIONS)
+    seats: list[str | None] = [None, None]
+    frames = [
+        Frame(CLIENT, "ada", CreateTable(game="gin", players=2, turn_seconds=60, id=1,
+                                         lock=NewLock(kdf=KDF, salt=TABLE_SALT,
+                                                      iterations=EXAMPLE_ITERATIONS,
+                                                      stored_key=verifier.stored_key.hex()))),
+        Frame(SERVER, "ada", Ok(id=1, table=TABLE)),
+    ]
+    frames += [Frame(SERVER, n, TableUpdate(info=_info(None, seats, "waiting", lock)))
+               for n in ("ada", "bob")]
+    frames += [
+        Frame(CLIENT, "bob", Join(table=TABLE, seat=1, id=2)),
+        Frame(SERVER, "bob", Error(code="code_required", fatal=False, id=2,
+                                   message="table 1 is private: join with the proof of its "
+                                           "code")),
+        Frame(CLIENT, "bob", Join(table=TABLE, seat=1, id=3,
+                                  proof=make_proof(keys, table_label(TABLE), NONCES["bob"]))),
+        Frame(SERVER, "bob", Ok(id=3, table=TABLE, seat=1)),
+    ]
+    seats[1] = "bob"
+    frames.append(Frame(SERVER, "bob", Snapshot(table=TABLE, seq=0,
+                                                info=_info(None, seats, "waiting", lock),
+                                                view=None)))
+    return frames
 
 
 def _seat(seat: int, name: str | None) -> SeatInfo:
@@ -160,13 +252,14 @@ def _seat(seat: int, name: str | None) -> SeatInfo:
                     bot=None)
 
 
-def _info(game: Game | None, seats: list[str | None], state: str) -> TableInfo:
+def _info(game: Game | None, seats: list[str | None], state: str,
+          lock: TableLock | None = None) -> TableInfo:
     options = options_to_dict(game.options) if game is not None else \
         options_to_dict(new_game("gin", players=2).options)
     return TableInfo(table=TABLE, game="gin", options=options,
                      seats=tuple(_seat(i, n) for i, n in enumerate(seats)), state=state,
                      spectators=0, creator=PLAYERS["ada"], creator_name="ada",
-                     turn_seconds=TURN_MS // 1000, grace_seconds=120)
+                     turn_seconds=TURN_MS // 1000, grace_seconds=120, lock=lock)
 
 
 def ready_pair(name: str = "ada") -> tuple[Connection, Connection]:
@@ -325,6 +418,8 @@ def message_examples() -> dict[str, list[Message]]:
     ]
     extra += _history_examples()
     extra += _admin_examples()
+    extra += [f.message for f in password_transcript() + private_table_transcript()]
+    extra.append(Ok(id=1, table=TABLE, invite="k7pq-3mzx-9vfd"))
     for message in extra:
         found.setdefault(message.type, []).append(message)
     return found

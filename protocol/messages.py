@@ -20,7 +20,7 @@ None. Every other field is *required*. Unknown fields are ignored.
     >>> Ping(id=7).to_wire()
     {'type': 'ping', 'id': 7}
     >>> Hello(versions=(1,), name="ada", kind="person")
-    Hello(protocol='rummyhall', versions=(1,), name='ada', kind='person', client=None)
+    Hello(protocol='rummyhall', versions=(1,), name='ada', kind='person', client=None, minor=None)
 
 A token is a secret: no ``repr`` shows it (so no log line can).
 """
@@ -61,6 +61,7 @@ from .limits import (
     TOKEN_LEN,
 )
 from .payloads import ACTION, EVENT, LEGAL_ACTION, VIEW_SPEC
+from .proofs import KDF, MAX_ITERATIONS, MAX_SALT_BYTES, MIN_SALT_BYTES
 from .schema import (
     ArrayT,
     BoolT,
@@ -104,6 +105,10 @@ def _is_word(text: str) -> bool:
     return text.isascii() and text.replace("_", "").isalnum() and text == text.lower()
 
 
+def _is_hex_bytes(text: str) -> bool:
+    return len(text) % 2 == 0 and _is_token(text)
+
+
 NAME = StrT(1, MAX_NAME, _is_name, "printable, no leading or trailing space", code="bad_name")
 LINE = StrT(1, MAX_CHAT, _is_line, "printable, not blank")
 TEXT = StrT(0, MAX_TEXT)
@@ -120,6 +125,9 @@ PLAYER = IntT(1, MAX_PLAYER_ID)
 COUNT = IntT(0, INT_MAX)
 SECONDS = IntT(0, MAX_SECONDS)
 FRAME_LIMIT = IntT(MIN_FRAME_LIMIT, MAX_FRAME_LIMIT)
+SALT = StrT(2 * MIN_SALT_BYTES, 2 * MAX_SALT_BYTES, _is_hex_bytes, "lowercase hex, whole bytes")
+ROUNDS = IntT(1, MAX_ITERATIONS)
+KDF_NAME = EnumT((KDF,))
 ID_DOC = "the request id, echoed in the reply"
 
 
@@ -231,6 +239,38 @@ class Limits(Record):
 
 
 @record
+class Challenge(Record):
+    """How to prove the hall's password (welcome's login): the salt and rounds of its key."""
+
+    kdf: str = spec(KDF_NAME, "the key derivation: PBKDF2-HMAC-SHA256 (section 3.1)")
+    salt: str = spec(SALT, "the salt, as hex (8 to 64 bytes)")
+    iterations: int = spec(ROUNDS, "PBKDF2's rounds")
+
+
+@record
+class TableLock(Record):
+    """A private table's lock, as the lobby shows it: what a code's proof is made with."""
+
+    kdf: str = spec(KDF_NAME, "the key derivation: PBKDF2-HMAC-SHA256 (section 3.1)")
+    salt: str = spec(SALT, "the salt of the table's code, as hex")
+    iterations: int = spec(ROUNDS, "PBKDF2's rounds")
+    invite: bool = spec(BoolT(), "the code is an invite code the server made (else a "
+                                 "password the creator chose)")
+    watch_code: bool = spec(BoolT(), "watching needs the code too (else anybody may watch)")
+
+
+@record
+class NewLock(Record):
+    """A table password, as create_table sets it: its verifier, never the password."""
+
+    kdf: str = spec(KDF_NAME, "the key derivation: PBKDF2-HMAC-SHA256 (section 3.1)")
+    salt: str = spec(SALT, "a fresh random salt, as hex (8 to 64 bytes; 16 recommended)")
+    iterations: int = spec(ROUNDS, "PBKDF2's rounds (600000 recommended)")
+    stored_key: str = spec(PROOF, "SHA-256(HMAC(PBKDF2(password), \"Client Key\")), as hex",
+                           repr=False)
+
+
+@record
 class Session(Record):
     """Who the client is on this server, and the secret that brings it back."""
 
@@ -279,6 +319,9 @@ class TableInfo(Record):
     seeded: bool = spec(BoolT(), "the shuffles come from a fixed seed (tests and benchmarks "
                                  "only), not from the server's secure random generator",
                         default=False)
+    lock: TableLock | None = spec(OptT(RecordT(TableLock)), "a private table's lock: "
+                                  "joining (and watching, if watch_code) needs its code; "
+                                  "nil: an open table", default=None)
 
 
 @record
@@ -328,6 +371,9 @@ class Hello(Message):
                              default=None, repr=False)
     client: str | None = spec(OptT(StrT(1, 64)), "the client software and its version, "
                                                  "for the server's log", default=None)
+    minor: int | None = spec(OptT(IntT(0, 65_535)), "the minor version the client speaks "
+                             "(2 for 1.2); absent: 0 or 1. A hall with a password refuses "
+                             "a client below 2 (password_required)", default=None)
 
 
 @message("welcome", SERVER)
@@ -339,13 +385,35 @@ class Welcome(Message):
     limits: Limits = spec(RecordT(Limits), "the limits the client must respect")
     features: tuple[str, ...] = spec(ArrayT(WORD, 0, 64),
                                      "optional features this server offers")
-    session: Session = spec(RecordT(Session), "the client's identity")
+    session: Session | None = spec(OptT(RecordT(Session)), "the client's identity; nil "
+                                   "when the hall has a password (login's reply, "
+                                   "logged_in, carries it)")
     minor: int | None = spec(IntT(0, 65_535), "the minor version the server speaks of "
-                             "that version (1 for 1.1); absent: 0", default=None)
+                             "that version (2 for 1.2); absent: 0", default=None)
     nonce: str | None = spec(OptT(NONCE), "1.2: a fresh random value of this connection "
                              "(128 bits from a cryptographic generator): proofs are HMACs "
                              "over it, so a proof captured on one connection proves nothing "
                              "on another", default=None)
+    login: Challenge | None = spec(OptT(RecordT(Challenge)), "present when the hall has a "
+                                   "password: the client must send login with its proof "
+                                   "before anything else", default=None)
+
+
+@message("login", CLIENT, reply="logged_in")
+class Login(Message):
+    """Prove the hall's password (section 3.1): the only request a locked hall reads."""
+
+    proof: str = spec(PROOF, "client_key XOR HMAC(stored_key, \"rummyhall login \" + "
+                             "nonce), as hex", repr=False)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("logged_in", SERVER)
+class LoggedIn(Message):
+    """The password was right: the session, as a welcome without a password carries it."""
+
+    session: Session = spec(RecordT(Session), "the client's identity")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
 
 
 # ------------------------------------------------------------------ replies and keepalive
@@ -359,6 +427,9 @@ class Ok(Message):
     table: int | None = spec(OptT(TABLE), "the table concerned (create_table: the new one)",
                              default=None)
     seat: int | None = spec(OptT(SEAT), "join: the seat taken", default=None)
+    invite: str | None = spec(OptT(StrT(1, 64)), "create_table with invite: the table's "
+                              "invite code, to share (the server keeps only its verifier)",
+                              default=None, repr=False)
 
 
 @message("error", SERVER)
@@ -462,6 +533,12 @@ class CreateTable(Message):
                                                     "before a house bot plays; default 120",
                                      default=None)
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    lock: NewLock | None = spec(OptT(RecordT(NewLock)), "a private table with a password: "
+                                "its verifier (section 6.1)", default=None)
+    invite: bool | None = spec(OptT(BoolT()), "true: an invite-only table; the ok carries "
+                               "its invite code (section 6.1)", default=None)
+    watch_code: bool | None = spec(OptT(BoolT()), "with lock or invite: whether watching "
+                                   "needs the code too; default true", default=None)
 
 
 @message("join", CLIENT, reply="ok")
@@ -472,6 +549,8 @@ class Join(Message):
     seat: int | None = spec(OptT(SEAT), "the seat wanted; absent: the first empty one",
                             default=None)
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    proof: str | None = spec(OptT(PROOF), "a private table: the proof of its code "
+                             "(section 6.1)", default=None, repr=False)
 
 
 @message("leave", CLIENT, reply="ok")
@@ -488,6 +567,8 @@ class Watch(Message):
 
     table: int = spec(TABLE, "the table")
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    proof: str | None = spec(OptT(PROOF), "a private table whose lock has watch_code: the "
+                             "proof of its code (section 6.1)", default=None, repr=False)
 
 
 @message("add_bot", CLIENT, reply="ok")

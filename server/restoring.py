@@ -17,6 +17,7 @@ from collections.abc import Callable
 from rummyhall.bots import make_strategy
 from rummyhall.rules import Event, parse_options
 
+from .access import TableCode
 from .config import Settings
 from .journal import house_bots_recall, replay
 from .players import PlayerRegistry
@@ -36,6 +37,8 @@ def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Set
     table = Table(record.id, record.game, options, len(record.seats), creator,
                   turn_seconds=record.turn_seconds, grace_seconds=record.grace_seconds,
                   settings=settings, on_change=on_change, rng=rng)
+    if record.lock is not None:  # (a damaged lock raises: the table is dropped, not opened)
+        table.code = TableCode.from_record(record.lock)
     in_game = record.state in ("playing", "finished") and record.latest is not None
     for seat, s in zip(table.seats, record.seats, strict=True):
         if s.player is not None:

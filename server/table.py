@@ -48,6 +48,7 @@ from rummyhall.protocol import (
     Snapshot,
     Start,
     TableInfo,
+    TableLock,
     Turn,
     Watch,
     YourTurn,
@@ -57,6 +58,7 @@ from rummyhall.protocol import (
     view_to_wire,
 )
 from rummyhall.protocol import Error as ErrorMessage
+from rummyhall.protocol.proofs import KDF
 from rummyhall.rules import (
     Action,
     Event,
@@ -72,6 +74,7 @@ from rummyhall.rules import (
 )
 from rummyhall.rules.timeout import timeout_action
 
+from .access import TableCode
 from .config import Settings
 from .players import Outbox, Player, Prepared
 
@@ -213,6 +216,9 @@ class Table:
         #: Called with each action before its events go out (the journal, issue 5).
         self.before_broadcast: Callable[[Table, Action], Awaitable[None]] | None = None
         self.first_dealer = 0  # of the current game (its journal replays from it)
+        #: A private table's lock (None: open), and the players who proved its code.
+        self.code: TableCode | None = None
+        self.admitted: set[int] = set()
         #: The rating of a seat's sitter (its player, or its house bot), shown in the
         #: lobby (the journal sets it).
         self.rating_of: Callable[[SeatInfo], int | None] | None = None
@@ -229,7 +235,25 @@ class Table:
                          seats=seats, state=self.state,
                          spectators=len(self.spectators), creator=self.creator.id,
                          creator_name=self.creator.name, turn_seconds=self.turn_seconds,
-                         grace_seconds=self.grace_seconds, seeded=self.seeded)
+                         grace_seconds=self.grace_seconds, seeded=self.seeded,
+                         lock=self._lock_info())
+
+    def _lock_info(self) -> TableLock | None:
+        code = self.code
+        if code is None:
+            return None
+        v = code.verifier
+        return TableLock(kdf=KDF, salt=v.salt.hex(), iterations=v.iterations,
+                         invite=code.invite, watch_code=code.watch_code)
+
+    def needs_code(self, player: Player, watching: bool) -> bool:
+        """True if ``player`` must prove the code to join (or watch) this table: it is
+        private, and the player is not its creator, has no seat here, and has not proved
+        the code already."""
+        code = self.code
+        return (code is not None and (code.watch_code or not watching)
+                and player is not self.creator and player.id not in self.admitted
+                and self.seat_of(player) is None)
 
     def seat_of(self, player: Player) -> Seat | None:
         """The seat that is ``player``'s (one it left during the game included)."""

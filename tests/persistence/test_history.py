@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 from persistence_helpers import FAST, ask
+from sessions import session_of
 
 from rummyhall.cli import main
 from rummyhall.client import open_session
@@ -126,7 +127,7 @@ async def test_a_restart_restores_waiting_and_playing_tables(tmp_path: Path) -> 
         assert t.state == "playing" and t.game is not None and t.game.move_number == moves
         assert t.seats[1].house is not None and t.seats[0].absent_since is not None
         async with open_session(port=hall.port, name="ada", token=token) as ada:
-            assert ada.welcome is not None and ada.welcome.session.resumed
+            assert ada.welcome is not None and session_of(ada.welcome).resumed
             with trio.fail_after(10):
                 while playing not in ada.tables or ada.tables[playing].view is None:
                     await ada.next_update()
@@ -192,7 +193,7 @@ async def test_a_seat_left_before_a_restart_stays_left_and_unwatched(tmp_path: P
         t = hall.lobby.tables[table]
         assert t.seats[0].left and t.seats[0].stand_in is not None
         async with open_session(port=hall.port, name="ada", token=token) as ada:
-            assert ada.welcome is not None and ada.welcome.session.resumed
+            assert ada.welcome is not None and session_of(ada.welcome).resumed
             await ada.ping()
             await trio.sleep(0.2)  # (the table has taken its connection in)
             assert not t.spectators and table not in ada.tables

@@ -14,6 +14,7 @@ import pytest
 import trio
 from fast_settings import FAST
 from players import RawClient
+from sessions import session_of
 
 from rummyhall.cli import main
 from rummyhall.protocol import Error, Hello, Welcome
@@ -63,7 +64,7 @@ async def test_the_admin_commands_drive_a_running_server(
         assert status == 0 and out.startswith("bob  until ") and "cheating" in out
         again = await RawClient.connect(hall.port or 0)
         await again.send(Hello(versions=(1,), name="bob", kind="person",
-                               token=welcome.session.token))
+                               token=session_of(welcome).token))
         assert [m.code for m in await again.receive_until_closed()
                 if isinstance(m, Error)] == ["banned"]
         status, out, _ = await admin(capsys, "unban", "bob", *where)
