@@ -5,6 +5,7 @@ and the limiter's memory stays bounded (docs/protocol.md, 3.1)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 import pytest
 import trio
@@ -33,7 +34,7 @@ from rummyhall.server import Hall, Settings
 from rummyhall.server.access import CAPACITY, FIRST_DELAY, FREE_FAILURES, MAX_DELAY
 
 
-def fatal_codes(messages: list[object]) -> list[str]:
+def fatal_codes(messages: Sequence[object]) -> list[str]:
     """The codes of the fatal errors among ``messages``."""
     return [m.code for m in messages if isinstance(m, Error) and m.fatal]
 
