@@ -40,7 +40,9 @@ from rummyhall.protocol import (
     CreateTable,
     Error,
     EventMessage,
+    GameRecord,
     Games,
+    GamesPlayed,
     Hello,
     Join,
     Leave,
@@ -55,6 +57,7 @@ from rummyhall.protocol import (
     Ok,
     Ping,
     Pong,
+    Ratings,
     RemoteProtocolError,
     RemoveBot,
     Resync,
@@ -375,7 +378,8 @@ class Session:
                                                            fatal=msg.fatal,
                                                            retry_ms=msg.retry_ms))
             return
-        if isinstance(msg, (Ok, Pong, Tables, Games, Bans)):
+        if isinstance(msg, (Ok, Pong, Tables, Games, Bans, GamesPlayed, GameRecord,
+                            Ratings)):
             if isinstance(msg, Tables):
                 self.lobby.update((t.table, t) for t in msg.tables)
             self._resolve(request_id, reply=msg)
