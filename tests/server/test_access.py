@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 
 import pytest
 
+from rummyhall.cli import main as cli_main
 from rummyhall.protocol import (
     LOGIN_LABEL,
     ClientKeys,
@@ -16,6 +18,7 @@ from rummyhall.protocol import (
     table_label,
 )
 from rummyhall.protocol.proofs import check_proof
+from rummyhall.server import ConfigError, Settings
 from rummyhall.server.access import (
     CAPACITY,
     FIRST_DELAY,
@@ -29,6 +32,7 @@ from rummyhall.server.access import (
     new_nonce,
 )
 
+HALL_PASSWORD = "four random words here"
 SALT = bytes.fromhex("00112233445566778899aabbccddeeff")
 
 
@@ -188,3 +192,24 @@ def test_bad_limiter_arguments() -> None:
         AttemptLimiter(capacity=0)
     with pytest.raises(ValueError):
         AttemptLimiter(first=2.0, cap=1.0)
+
+
+def test_a_verifier_setting_is_checked_at_start() -> None:
+    with pytest.raises(ConfigError) as info:
+        Settings.load(flags={"password": "pbkdf2_sha256$10$00$00"})
+    assert "password" in str(info.value) and "00$00" not in str(info.value).split(":")[0]
+    assert Settings.load(flags={"password": "plain words"}).password == "plain words"
+    assert "plain words" not in repr(Settings.load(flags={"password": "plain words"}))
+
+
+def test_hall_key_prints_a_verifier_of_the_password(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(HALL_PASSWORD + "\n"))
+    assert cli_main(["hall-key", "--stdin", "--iterations", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert HALL_PASSWORD not in out
+    text = out.split('"')[1]
+    verifier = Verifier.parse(text)
+    assert verifier.stored_key == derive(HALL_PASSWORD, verifier.salt, 1000).stored_key
+    monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
+    assert cli_main(["hall-key", "--stdin"]) == 1  # too short to be a lock worth having

@@ -5,6 +5,7 @@ and the limiter's memory stays bounded (docs/protocol.md, 3.1)."""
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Sequence
 
 import pytest
@@ -13,7 +14,8 @@ import trio.testing
 from fast_settings import with_settings
 from players import RawClient, wait_for
 
-from rummyhall.client import ServerClosed, open_session
+from rummyhall.bots import make_strategy
+from rummyhall.client import ServerClosed, StrategyBot, open_session, run_bot
 from rummyhall.protocol import (
     LOGIN_LABEL,
     Error,
@@ -282,3 +284,10 @@ async def test_the_limiters_memory_is_bounded_under_a_flood_of_addresses(
     assert len(hall.login_attempts) == CAPACITY
     # (the flood pushed out the least recently seen, our own record among them)
     assert isinstance(await _try(hall.port, PASSWORD), LoggedIn)
+
+
+async def test_a_bot_plays_a_whole_game_in_a_hall_with_a_password(hall: Hall) -> None:
+    assert hall.port
+    bot = StrategyBot(make_strategy("simple", random.Random(3)))
+    results = await run_bot(bot, "127.0.0.1", hall.port, name="robo", password=PASSWORD)
+    assert len(results) == 1 and results[0].scores
