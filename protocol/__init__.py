@@ -124,15 +124,16 @@ from .payloads import (
     view_from_wire,
     view_to_wire,
 )
-from .proof import admin_proof, proof_matches
 from .proofs import (
     LOGIN_LABEL,
     ClientKeys,
     ProofError,
     Verifier,
+    admin_proof,
     check_proof,
     derive,
     make_proof,
+    proof_matches,
     table_label,
 )
 from .ratelimit import TokenBucket

@@ -122,8 +122,7 @@ from .messages import (
     YourTurn,
 )
 from .payloads import action_to_wire, event_to_wire, games_catalogue, view_to_wire
-from .proof import admin_proof
-from .proofs import KDF, LOGIN_LABEL, Verifier, derive, make_proof, table_label
+from .proofs import KDF, LOGIN_LABEL, Verifier, admin_proof, derive, make_proof, table_label
 
 SEED: Final = 43
 TABLE: Final = 1

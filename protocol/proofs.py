@@ -1,4 +1,5 @@
-"""Proofs of a secret (the hall's password, a table's code) that never send the secret.
+"""Proofs of a secret (the hall's password, a table's code, the host's credential) that
+never send the secret.
 
 Theory of operation
 -------------------
@@ -22,6 +23,10 @@ The server, holding only ``stored_key``, recomputes ``signature``, recovers
   ``client_key``, a SHA-256 preimage of it;
 * a sniffer who saw a proof and its nonce can still test guesses of the secret offline,
   each guess costing ``iterations`` rounds of PBKDF2: a weak secret can be found.
+
+The host's credential (``admin_login``) is already a long random key, so its proof skips
+the key derivation: it is the HMAC-SHA256 of the nonce keyed by the credential's text
+(:func:`admin_proof`), compared in constant time (:func:`proof_matches`).
 
 Everything here is a pure function of its arguments (no randomness, no clock): the
 server draws salts and nonces itself.
@@ -176,3 +181,21 @@ def check_proof(stored_key: bytes, proof: str, label: str, nonce: str) -> bool:
     signature = _signature(stored_key, label, nonce)
     client_key = bytes(a ^ b for a, b in zip(given, signature, strict=True))
     return hmac.compare_digest(hashlib.sha256(client_key).digest(), stored_key)
+
+
+def admin_proof(credential: str, nonce: str) -> str:
+    """The ``admin_login`` proof: HMAC-SHA256 keyed by the credential's text (UTF-8) over
+    the nonce's text (ASCII), as 64 lowercase hex digits.
+
+    >>> admin_proof("k" * 64, "0" * 32) == admin_proof("k" * 64, "0" * 32)
+    True
+    >>> len(admin_proof("k" * 64, "0" * 32)), admin_proof("k" * 64, "1" * 32) == admin_proof(
+    ...     "k" * 64, "0" * 32)
+    (64, False)
+    """
+    return hmac.new(credential.encode(), nonce.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def proof_matches(expected: str, given: str) -> bool:
+    """``given`` is ``expected``, compared in constant time."""
+    return hmac.compare_digest(expected.encode(), given.encode())
