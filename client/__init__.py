@@ -2,6 +2,7 @@
 
 from .bot import Bot, GameResult, StrategyBot, knock_with_melds, play_table, run_bot
 from .errors import ClientError
+from .fairness import DealTracker, DealVerdict, verify_deal
 from .model import apply_event, apply_turn
 from .session import (
     ConnectionLost,
@@ -18,6 +19,8 @@ __all__ = [
     "Bot",
     "ClientError",
     "ConnectionLost",
+    "DealTracker",
+    "DealVerdict",
     "GameResult",
     "KnownServers",
     "NotTLS",
@@ -36,4 +39,5 @@ __all__ = [
     "open_session",
     "play_table",
     "run_bot",
+    "verify_deal",
 ]

@@ -36,7 +36,10 @@ from rummyhall.protocol import (
     Bye,
     Chat,
     Connection,
+    Contribute,
     CreateTable,
+    DealCommit,
+    DealRevealed,
     Error,
     EventMessage,
     Games,
@@ -77,6 +80,7 @@ from rummyhall.protocol.limits import MAX_LISTED_TABLES
 from rummyhall.rules import SeatAction, SeatView
 
 from .errors import ClientError as ClientError  # noqa: PLC0414 (its old home re-exports it)
+from .fairness import DealTracker
 from .model import apply_event, apply_turn
 from .trust import ServerTrust, TLSError
 
@@ -146,8 +150,9 @@ class TableState:
 @dataclass(frozen=True)
 class Update:
     """Something the server pushed, in order. ``kind`` is one of: snapshot, event, turn,
-    your_turn, chat, notice, table_update, table_removed, connection (``payload`` "lost",
-    "resumed" or "closed")."""
+    your_turn, chat, notice, table_update, table_removed, deal_check (``payload`` a
+    :class:`~.fairness.DealVerdict`: a revealed shuffle checked), connection (``payload``
+    "lost", "resumed" or "closed")."""
 
     kind: str
     table: int | None = None
@@ -166,7 +171,7 @@ class Session:
 
     def __init__(self, host: str, port: int, name: str, *, kind: str = "person",
                  token: str | None = None, reconnect_seconds: float = 60.0,
-                 tls: ServerTrust | None = None) -> None:
+                 tls: ServerTrust | None = None, contribute: bool = True) -> None:
         self.host, self.port, self.name, self.kind = host, port, name, kind
         self.token = token
         #: How the server is checked over TLS (None: plain TCP).
@@ -199,6 +204,10 @@ class Session:
         #: The host's admin credential, once :meth:`admin_login` succeeded: each new
         #: connection (a reconnection) logs in again with it.
         self._admin_credential: str | None = None
+        #: Verifiable deals: we contribute to the shuffles of the tables where we sit
+        #: (``contribute``) and check every revealed one (docs/protocol.md, section 7).
+        self.contribute = contribute
+        self.deals: dict[int, DealTracker] = {}
 
     # ------------------------------------------------------------------ connecting
 
@@ -346,6 +355,7 @@ class Session:
         state.view = view_from_wire(msg.view) if msg.view is not None else None
         state.legal, state.move, state.deadline = (), None, None
         self.lobby[msg.table] = msg.info
+        self._contribute_soon(self._tracker(msg.table).sat(msg.table, state.seat))
         await self._push(Update("snapshot", msg.table, state))
 
     async def _event(self, msg: EventMessage) -> None:
@@ -365,6 +375,7 @@ class Session:
         if state.view is not None:
             state.view = apply_event(state.view, event)
         state.legal, state.move = (), None
+        self._tracker(msg.table).event(event)
         await self._push(Update("event", msg.table, event))
 
     async def _turn(self, msg: Turn) -> None:
@@ -387,6 +398,42 @@ class Session:
                                              move_number=msg.move)
         await self._push(Update("your_turn", msg.table, state))
 
+    def _tracker(self, table: int) -> DealTracker:
+        tracker = self.deals.get(table)
+        if tracker is None:
+            tracker = self.deals[table] = DealTracker(contribute=self.contribute)
+        return tracker
+
+    async def _deal_commit(self, msg: DealCommit) -> None:
+        if msg.table in self.tables:
+            self._contribute_soon(self._tracker(msg.table).answer(msg))
+
+    async def _deal_revealed(self, msg: DealRevealed) -> None:
+        if msg.table in self.tables:
+            verdict = self._tracker(msg.table).revealed(msg)
+            if not verdict.ok:
+                log.warning("table %s: %s", msg.table, verdict.words())
+            await self._push(Update("deal_check", msg.table, verdict))
+
+    def _contribute_soon(self, msg: Contribute | None) -> None:
+        if msg is not None:  # (sent from a task of its own: the reader never waits)
+            self._nursery_soon(self._send_contribution, msg)
+
+    async def _send_contribution(self, msg: Contribute) -> None:
+        for _ in range(2):  # a refused one is answered once more, at most
+            try:
+                await self.request(msg)
+                return
+            except RequestRefused as exc:
+                log.info("table %s: contribution refused: %s", msg.table, exc)
+                again = self._tracker(msg.table).refused(exc.code, msg.table)
+                if again is None:
+                    return
+                msg = again
+            except (ClientError, trio.TooSlowError) as exc:
+                log.info("table %s: contribution not sent: %s", msg.table, exc)
+                return
+
     async def _chat(self, msg: Chat) -> None:
         await self._push(Update("chat", msg.table, msg))
 
@@ -403,6 +450,7 @@ class Session:
     async def _table_removed(self, msg: TableRemoved) -> None:
         self.lobby.pop(msg.table, None)
         self.tables.pop(msg.table, None)
+        self.deals.pop(msg.table, None)
         await self._push(Update("table_removed", msg.table))
 
     async def _push(self, update: Update) -> None:
@@ -540,11 +588,15 @@ class Session:
         """Sit at a table; returns the seat."""
         reply = await self.request(Join(table=table, seat=seat))
         assert isinstance(reply, Ok) and reply.seat is not None
+        first = self._tracker(table).sat(table, reply.seat)
+        if first is not None:  # before join returns: so a start sent next follows it
+            await self._send_contribution(first)
         return reply.seat
 
     async def leave(self, table: int) -> None:
         await self.request(Leave(table=table))
         self.tables.pop(table, None)
+        self.deals.pop(table, None)
 
     async def watch(self, table: int) -> None:
         await self.request(Watch(table=table))
@@ -621,16 +673,18 @@ class Session:
 async def open_session(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, name: str,
                        kind: str = "person", token: str | None = None,
                        reconnect_seconds: float = 60.0,
-                       tls: ServerTrust | None = None) -> AsyncIterator[Session]:
+                       tls: ServerTrust | None = None,
+                       contribute: bool = True) -> AsyncIterator[Session]:
     """Connect (over TLS, checked as ``tls`` says, when it is given) and say hello; yield
-    the :class:`Session`; say bye and close on exit.
+    the :class:`Session`; say bye and close on exit. ``contribute`` (the default): take
+    part in the verifiable shuffles of the tables where we sit.
 
     Raises :class:`ServerClosed` if the server refuses the hello (``name_taken``,
     ``tls_required``...), a :class:`~rummyhall.client.trust.TLSError` if TLS fails or
     the server is not trusted, or ``OSError`` if it cannot be reached.
     """
     session = Session(host, port, name, kind=kind, token=token,
-                      reconnect_seconds=reconnect_seconds, tls=tls)
+                      reconnect_seconds=reconnect_seconds, tls=tls, contribute=contribute)
     await session._connect()
     async with trio.open_nursery() as nursery:
         session._nursery = nursery
@@ -646,4 +700,5 @@ _PUSHES: dict[type[Message], Any] = {
     Snapshot: Session._snapshot, EventMessage: Session._event, Turn: Session._turn,
     YourTurn: Session._your_turn, Chat: Session._chat, TableUpdate: Session._table_update,
     TableRemoved: Session._table_removed, Notice: Session._notice,
+    DealCommit: Session._deal_commit, DealRevealed: Session._deal_revealed,
 }

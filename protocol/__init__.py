@@ -61,7 +61,10 @@ from .messages import (
     Bans,
     Bye,
     Chat,
+    Contribute,
     CreateTable,
+    DealCommit,
+    DealRevealed,
     Error,
     EventMessage,
     GameInfo,
@@ -124,6 +127,7 @@ from .ratelimit import TokenBucket
 from .schema import CARD_BY_TEXT, SchemaError
 
 __all__ = [
+    "Contribute", "DealCommit", "DealRevealed",
     "CARD_BY_TEXT", "CLIENT", "CLOSED", "DEFAULT_PORT", "ERROR_CODES", "FATAL_ERROR",
     "MAX_FRAME", "MAX_SERVER_FRAME", "MESSAGES", "NEED_DATA", "PAUSED", "PROTOCOL", "SERVER",
     "TRANSITIONS", "VERSION", "VERSIONS", "ActionMessage", "AddBot", "AdminBan", "AdminBans",

@@ -34,6 +34,8 @@ from typing import Any, ClassVar, Self, TypeVar, cast, dataclass_transform
 
 from .limits import (
     BURST,
+    DEAL_HEX,
+    MAX_CONTRIBUTION_MS,
     HANDSHAKE_SECONDS,
     IDLE_SECONDS,
     INT_MAX,
@@ -64,6 +66,7 @@ from .payloads import ACTION, EVENT, LEGAL_ACTION, VIEW_SPEC
 from .schema import (
     ArrayT,
     BoolT,
+    CardT,
     EnumT,
     IdT,
     IntT,
@@ -120,6 +123,10 @@ PLAYER = IntT(1, MAX_PLAYER_ID)
 COUNT = IntT(0, INT_MAX)
 SECONDS = IntT(0, MAX_SECONDS)
 FRAME_LIMIT = IntT(MIN_FRAME_LIMIT, MAX_FRAME_LIMIT)
+DIGEST = StrT(DEAL_HEX, DEAL_HEX, _is_token, "lowercase hex: 32 bytes")
+CONTRIBUTION = StrT(DEAL_HEX, DEAL_HEX, _is_token, "lowercase hex: 32 bytes",
+                    code="bad_contribution")
+SHUFFLE_KIND = EnumT(("deal", "rebuild"))
 ID_DOC = "the request id, echoed in the reply"
 
 
@@ -624,6 +631,58 @@ class Resync(Message):
                              "it follow the ok, when they are of the current game; nil (or "
                              "a seq from before this game started) gets a snapshot",
                              default=None)
+
+
+@message("deal_commit", SERVER)
+class DealCommit(Message):
+    """A shuffle is about to be made: the server's commitment, and the seats' (section 7,
+    "Verifiable deals"). Sent to every seat and spectator before the deal (or the shuffled
+    rebuild of the stock) it announces."""
+
+    table: int = spec(TABLE, "the table")
+    hand: int = spec(IntT(1, INT_MAX), "the hand this shuffle deals, or rebuilds the stock of")
+    shuffle: str = spec(SHUFFLE_KIND, "deal, or rebuild (a shuffled rebuild of the stock)")
+    commitment: str = spec(DIGEST, "SHA-256 of the server's secret for this shuffle")
+    seeded: bool = spec(BoolT(), "true: the secret comes from the server's fixed seed (tests "
+                                 "and benchmarks), so whoever knows the seed knows it")
+    commitments: tuple[str | None, ...] = spec(
+        ArrayT(OptT(DIGEST), 1, MAX_SEATS), "per seat, the commitment (SHA-256) to the "
+        "contribution the server waits for from it; nil: none is waited for")
+    window_ms: int = spec(IntT(0, MAX_CONTRIBUTION_MS), "how long the server waits for the "
+                                                        "contributions, from now")
+
+
+@message("contribute", CLIENT, reply="ok")
+class Contribute(Message):
+    """A seat's answer to deal_commit: its contribution, and its commitment to the next."""
+
+    table: int = spec(TABLE, "the table")
+    commitment: str | None = spec(OptT(DIGEST), "the deal_commit answered (its commitment); "
+                                  "nil: none, only next is given", default=None)
+    reveal: str | None = spec(OptT(CONTRIBUTION), "the contribution (32 random bytes) whose "
+                              "commitment deal_commit lists for this seat; nil: none",
+                              default=None)
+    next: str | None = spec(OptT(CONTRIBUTION), "SHA-256 of the contribution this seat will "
+                            "reveal at the next shuffle; nil: none", default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("deal_revealed", SERVER)
+class DealRevealed(Message):
+    """A hand has ended: the secret and the contributions of one of its shuffles, for
+    every seat and spectator to recompute the order (section 7, "Verifiable deals")."""
+
+    table: int = spec(TABLE, "the table")
+    hand: int = spec(IntT(1, INT_MAX), "the hand (as in its deal_commit)")
+    shuffle: str = spec(SHUFFLE_KIND, "deal or rebuild (as in its deal_commit)")
+    commitment: str = spec(DIGEST, "the commitment of its deal_commit")
+    secret: str = spec(CONTRIBUTION, "the server's secret: SHA-256 of it is the commitment")
+    contributions: tuple[str | None, ...] = spec(
+        ArrayT(OptT(CONTRIBUTION), 1, MAX_SEATS), "per seat, the contribution mixed in; nil: "
+        "none (not waited for, or not revealed in time)")
+    cards: tuple[str, ...] = spec(ArrayT(CardT(), 1, MAX_ARRAY_LEN), "the cards shuffled, in "
+                                  "canonical order (ascending card code)")
+    seeded: bool = spec(BoolT(), "as in its deal_commit")
 
 
 # ------------------------------------------------------------------ history and ratings
