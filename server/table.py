@@ -627,7 +627,8 @@ class Table:
     def _open_round(self, game: Game) -> None:
         """Announce the coming shuffle: commit to its secret, list the commitments of the
         seats it waits for (present, and played by their player), start its window."""
-        window = self.settings.contribution_seconds
+        # (a seeded server takes no contribution: its games replay from its seed alone)
+        window = 0.0 if self.seeded else self.settings.contribution_seconds
         waiting = {s.index for s in self.seats if window > 0 and s.index in
                    self.pending_commits and s.present and s.bot is None}
         listed = {i: self.pending_commits.pop(i) for i in sorted(waiting)}

@@ -6,8 +6,10 @@ from __future__ import annotations
 import hashlib
 
 import msgpack
+import pytest
 import trio
 import trio.testing
+from fast_settings import with_settings
 from players import RawClient, play_seat
 
 from rummyhall.bots import SimpleBot
@@ -27,10 +29,14 @@ from rummyhall.protocol import (
 )
 from rummyhall.rules import Card
 from rummyhall.rules.fair_deal import deal_order
-from rummyhall.server import Hall
+from rummyhall.server import Hall, Settings
+
+UNSEEDED = pytest.mark.parametrize("settings", [with_settings(seed=None)])
 
 
-async def test_two_players_contribute_and_verify_every_shuffle(hall: Hall) -> None:
+@UNSEEDED
+async def test_two_players_contribute_and_verify_every_shuffle(hall: Hall, settings: Settings
+                                                               ) -> None:
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada") as ada, \
             open_session("127.0.0.1", hall.port, name="bob") as bob:
@@ -68,7 +74,9 @@ def _digest(value: bytes) -> str:
     return hashlib.sha256(value).hexdigest()
 
 
-async def test_bad_contributions_are_refused_and_change_nothing(hall: Hall) -> None:
+@UNSEEDED
+async def test_bad_contributions_are_refused_and_change_nothing(hall: Hall, settings: Settings
+                                                               ) -> None:
     assert hall.port
     raw, other = await RawClient.connect(hall.port), await RawClient.connect(hall.port)
     await raw.hello("ada")
@@ -101,7 +109,7 @@ async def test_bad_contributions_are_refused_and_change_nothing(hall: Hall) -> N
     await raw.send(Start(table=table, id=8))
     announced = await _until(raw, DealCommit)
     assert isinstance(announced, DealCommit)
-    assert announced.commitments == (_digest(mine), None) and announced.seeded
+    assert announced.commitments == (_digest(mine), None) and not announced.seeded
     wrong = await _error(raw, Contribute(table=table, commitment=announced.commitment,
                                          reveal=later.hex(), id=9))
     assert wrong.code == "bad_contribution"
@@ -131,8 +139,9 @@ def _frame(message: dict[str, object]) -> bytes:
     return len(body).to_bytes(4, "big") + body
 
 
+@UNSEEDED
 async def test_a_seat_that_commits_and_does_not_reveal_holds_the_deal_its_window_only(
-        hall: Hall, mock_clock: trio.testing.MockClock) -> None:
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
     mock_clock.autojump_threshold = 0.01
     assert hall.port
     raw = await RawClient.connect(hall.port)
@@ -159,7 +168,8 @@ async def test_a_seat_that_commits_and_does_not_reveal_holds_the_deal_its_window
     await raw.aclose()
 
 
-async def test_the_reveals_come_when_the_hand_ends(hall: Hall) -> None:
+@UNSEEDED
+async def test_the_reveals_come_when_the_hand_ends(hall: Hall, settings: Settings) -> None:
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada") as ada:
         table = await ada.create_table("gin", 2, {"target_score": 1})
@@ -170,3 +180,17 @@ async def test_the_reveals_come_when_the_hand_ends(hall: Hall) -> None:
         verdicts = ada.deals[table].verdicts
         assert verdicts and all(v.ok and v.check.mine_used for v in verdicts)
         assert "verified" in verdicts[0].words()
+
+
+async def test_a_seeded_server_says_so_and_takes_no_contribution(hall: Hall) -> None:
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        table = await ada.create_table("gin", 2, {"target_score": 1})
+        await ada.add_bot(table, 1, "simple")
+        await ada.join(table, 0)
+        await ada.start(table)
+        await play_seat(ada, table, SimpleBot())
+        verdicts = ada.deals[table].verdicts
+        assert verdicts and all(v.ok and v.check.seeded for v in verdicts)
+        assert all(v.check.mine_used is None for v in verdicts)
+        assert "seeded" in verdicts[0].words()
