@@ -127,13 +127,12 @@ from .ratelimit import TokenBucket
 from .schema import CARD_BY_TEXT, SchemaError
 
 __all__ = [
-    "Contribute", "DealCommit", "DealRevealed",
     "CARD_BY_TEXT", "CLIENT", "CLOSED", "DEFAULT_PORT", "ERROR_CODES", "FATAL_ERROR",
     "MAX_FRAME", "MAX_SERVER_FRAME", "MESSAGES", "NEED_DATA", "PAUSED", "PROTOCOL", "SERVER",
     "TRANSITIONS", "VERSION", "VERSIONS", "ActionMessage", "AddBot", "AdminBan", "AdminBans",
     "AdminClose", "AdminKick", "AdminLogin", "AdminMute", "AdminNotice", "AdminUnban",
-    "BanInfo", "Bans", "Bye", "Chat",
-    "Connection", "CreateTable", "Error", "ErrorCode", "EventMessage", "FrameDecoder",
+    "BanInfo", "Bans", "Bye", "Chat", "Connection", "Contribute", "CreateTable",
+    "DealCommit", "DealRevealed", "Error", "ErrorCode", "EventMessage", "FrameDecoder",
     "GameInfo", "GameRecord", "Games", "GamesPlayed", "GetRecord", "HandResult", "Hello",
     "Join", "JournalEntry", "Leave", "Limits", "ListGames", "ListGamesPlayed", "ListRatings",
     "ListTables", "LobbyUpdates", "LocalProtocolError", "Message", "Notice", "Ok",

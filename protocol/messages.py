@@ -35,7 +35,6 @@ from typing import Any, ClassVar, Self, TypeVar, cast, dataclass_transform
 from .limits import (
     BURST,
     DEAL_HEX,
-    MAX_CONTRIBUTION_MS,
     HANDSHAKE_SECONDS,
     IDLE_SECONDS,
     INT_MAX,
@@ -43,6 +42,7 @@ from .limits import (
     MAX_BAN_SECONDS,
     MAX_BANS,
     MAX_CHAT,
+    MAX_CONTRIBUTION_MS,
     MAX_FRAME,
     MAX_FRAME_LIMIT,
     MAX_ID,

@@ -185,12 +185,13 @@ class DealWatch:
 
     seat: int | None
     shuffles: list[dict[int, Card]] = field(default_factory=list)
+    hand: int = 0  # the hand the shuffles are of (0: none seen)
     _next: int | None = None  # the position the next stock draw takes (None: untracked)
 
     def feed(self, event: Event, *, shuffled: bool = True) -> None:
         """Take one event of the hand (``shuffled``: a stock_rebuilt was a shuffle)."""
         if isinstance(event, HandDealt):
-            self.shuffles = [{}]
+            self.shuffles, self.hand = [{}], event.hand_no
             seen = self.shuffles[0]
             seats = {s for s, size in enumerate(event.hand_sizes) if size}
             n = len(event.hand_sizes)

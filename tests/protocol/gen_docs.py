@@ -301,10 +301,11 @@ def kit() -> dict[str, Any]:
                  "message type. 'invalid': frames the receiver ('to') must refuse in the "
                  "given state (after a normal handshake for READY), with the error code "
                  "and fatality. 'admin_transcript' (1.2): the host logs in with the "
-                 "admin credential " + examples.ADMIN_CREDENTIAL + " and kicks bob. See "
-                 "docs/protocol.md, 'Conformance kit'.",
+                 "admin credential " + examples.ADMIN_CREDENTIAL + " and kicks bob. "
+                 "'deals' (1.2): worked examples of the verifiable shuffle, every "
+                 "intermediate value given. See docs/protocol.md, 'Conformance kit'.",
         "transcript": frames, "admin_transcript": admin, "valid": valid,
-        "invalid": hostile_cases(),
+        "invalid": hostile_cases(), "deals": examples.deal_examples(),
     }
 
 
