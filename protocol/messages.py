@@ -737,8 +737,10 @@ class JournalEntry(Record):
 
     seat: int | None = spec(OptT(SEAT), "the seat that acted; nil for a shuffle")
     action: dict[str, Any] = spec(LEGAL_ACTION, "the action (see Actions); a shuffle is "
-                                                "{\"kind\": \"shuffle\", \"order\": [cards]}, "
-                                                "order[0] dealt first")
+                                                "{\"kind\": \"shuffle\", \"order\": [cards], "
+                                                "\"proof\": {...}}, order[0] dealt first; "
+                                                "proof (from 1.2): how it was derived "
+                                                "(section 7, Verifiable deals)")
 
 
 @record

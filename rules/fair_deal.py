@@ -216,3 +216,14 @@ class DealWatch:
             self._next += 1
         elif isinstance(event, HandScored):
             self._next = None
+
+
+def verify_recorded(*, commitment_made: bytes, commitments: Mapping[int, bytes],
+                    secret: bytes, contributions: Mapping[int, bytes],
+                    order: Sequence[int], seeded: bool = False) -> DealCheck:
+    """Check a recorded shuffle (a journal's): the secret against its commitment, each
+    contribution against its seat's, and the whole ``order`` recorded against the one
+    the values give. Returns a :class:`DealCheck` (``checked``: the cards compared)."""
+    return verify_deal(commitment_seen=commitment_made, commitments_seen=commitments,
+                       secret=secret, contributions=contributions, cards=order,
+                       seen=dict(enumerate(order)), seeded=seeded)
