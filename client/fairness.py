@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rummyhall.protocol import Contribute, DealCommit, DealRevealed
-from rummyhall.rules import Card, Event, HandDealt, StockRebuilt
+from rummyhall.rules import Card, Event
 from rummyhall.rules.fair_deal import SECRET_BYTES, DealCheck, DealWatch
 from rummyhall.rules.fair_deal import verify_deal as verify_values
 
@@ -110,11 +110,11 @@ class DealTracker:
     revealed_mine: dict[str, bytes] = field(default_factory=dict)  # commitment -> ours
     watch: DealWatch = field(default_factory=lambda: DealWatch(None))
     verdicts: list[DealVerdict] = field(default_factory=list)
-    _rebuild_shuffled: bool = False
+    _previous: bytes | None = None  # ours before the last one we sent (see refused)
     _reveals_of_hand: tuple[int, int] = (0, 0)  # (hand, shuffles of it checked)
 
     def _fresh(self) -> str:
-        self.mine = secrets.token_bytes(SECRET_BYTES)
+        self._previous, self.mine = self.mine, secrets.token_bytes(SECRET_BYTES)
         return hashlib.sha256(self.mine).hexdigest()
 
     def sat(self, table: int, seat: int | None) -> Contribute | None:
@@ -131,15 +131,13 @@ class DealTracker:
         if len(self.announced) >= MAX_ANNOUNCEMENTS:
             self.announced.pop(next(iter(self.announced)))
         self.announced[msg.commitment] = msg
-        if msg.shuffle == "rebuild":
-            self._rebuild_shuffled = True
         seat = self.seat
-        if seat is None or not self.contribute or seat >= len(msg.commitments):
+        if seat is None or not self.contribute or seat >= len(msg.commitments) or \
+                not msg.window_ms:  # (a window of 0: the server takes no contribution)
             return None
         listed = msg.commitments[seat]
-        if listed is None:  # not waited for: ours, if any, stays for a later shuffle
-            return None if self.mine is not None else Contribute(table=msg.table,
-                                                                  next=self._fresh())
+        if listed is None:  # not waited for: a commitment for a later shuffle (if the
+            return Contribute(table=msg.table, next=self._fresh())  # server has none)
         reveal = None
         if self.mine is not None and hashlib.sha256(self.mine).hexdigest() == listed:
             reveal = self.mine.hex()  # (each contribution is revealed once, to one secret)
@@ -149,19 +147,18 @@ class DealTracker:
 
     def refused(self, code: str, table: int) -> Contribute | None:
         """Our contribute was refused (so it changed nothing): what to send instead."""
+        if code == "contribution_twice":  # the server holds a commitment of ours already
+            self.mine = self._previous
+            return None
         self.mine = None
         if code == "contribution_late" and self.contribute and self.seat is not None:
             return Contribute(table=table, next=self._fresh())
         return None
 
-    def event(self, event: Event) -> None:
-        if isinstance(event, HandDealt):
-            self._rebuild_shuffled = False
-        if isinstance(event, StockRebuilt):
-            self.watch.feed(event, shuffled=self._rebuild_shuffled)
-            self._rebuild_shuffled = False
-        else:
-            self.watch.feed(event)
+    def event(self, event: Event, *, rebuild_shuffles: bool = True) -> None:
+        """One event of the table as our seat sees it (``rebuild_shuffles``: the table's
+        stock_rebuild option is not turn_over)."""
+        self.watch.feed(event, shuffled=rebuild_shuffles)
 
     def revealed(self, msg: DealRevealed) -> DealVerdict:
         """Check a revealed shuffle; the verdict is kept in :attr:`verdicts` too."""

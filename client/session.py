@@ -375,7 +375,9 @@ class Session:
         if state.view is not None:
             state.view = apply_event(state.view, event)
         state.legal, state.move = (), None
-        self._tracker(msg.table).event(event)
+        options = state.view.options if state.view is not None else {}
+        self._tracker(msg.table).event(
+            event, rebuild_shuffles=options.get("stock_rebuild") != "turn_over")
         await self._push(Update("event", msg.table, event))
 
     async def _turn(self, msg: Turn) -> None:

@@ -7,7 +7,8 @@ tests/protocol/gen_docs.py; tests check that they stay in step.
 The transcript: two clients, ada and bob, meet at a Gin table (each frame where the
 server sends it: tests/server/test_transcript_order.py replays it); the deal is the
 verifiable shuffle of :data:`KIT_SECRET` and ada's contribution :data:`KIT_ADA` (bob's
-client does not contribute), revealed when the hand ends; each seat plays a simple policy
+client does not contribute), revealed when the hand ends; the second shuffle's
+announcement follows the deal, and ada answers it during the hand; each seat plays a simple policy
 (pass the upcard, draw from the stock, knock when it may, else discard the card leaving
 the least deadwood). What each client receives is filtered by :func:`rummyhall.rules.event_for` and
 :func:`rummyhall.rules.seat_view` before it is encoded.
@@ -132,6 +133,9 @@ from .proof import admin_proof
 KIT_SECRET: Final = hashlib.sha256(b"rummyhall kit: the server's secret").digest()
 KIT_ADA: Final = hashlib.sha256(b"rummyhall kit: ada's contribution").digest()
 KIT_ADA_NEXT: Final = hashlib.sha256(b"rummyhall kit: ada's next contribution").digest()
+KIT_ADA_THIRD: Final = hashlib.sha256(b"rummyhall kit: ada's third contribution").digest()
+#: The secret of the second shuffle, announced as soon as the first is made.
+KIT_SECRET_2: Final = hashlib.sha256(b"rummyhall kit: the server's second secret").digest()
 WINDOW_MS: Final = 2000
 TABLE: Final = 1
 TURN_MS: Final = 60_000
@@ -244,7 +248,7 @@ def gin_transcript() -> list[Frame]:
     for seat, name in enumerate(names):
         s(name, Snapshot(table=TABLE, seq=0, info=info, view=view_to_wire(seat_view(game, seat))))
     events, revealed = _kit_deal(game, frames)
-    seq = 0
+    seq, events = len(events), []  # (the deal's events are in the frames already)
     request = 10
     lobby_pending = True  # the lobby gathers its changes a moment: the update comes later
     while True:
@@ -266,6 +270,7 @@ def gin_transcript() -> list[Frame]:
             for name in names:
                 s(name, TableUpdate(info=info))
             lobby_pending = False
+            _kit_second_contribution(frames)
         action = _policy(game)
         request += 1
         c(names[mover], ActionMessage(table=TABLE, move=game.move_number,
@@ -310,7 +315,7 @@ def _kit_deal(game: Game, frames: list[Frame]) -> tuple[list[Event], DealReveale
     commitment = digest(KIT_SECRET).hexdigest()
     for name in ("ada", "bob"):
         frames.append(Frame(SERVER, name, DealCommit(
-            table=TABLE, hand=1, shuffle="deal", commitment=commitment, seeded=False,
+            table=TABLE, commitment=commitment, seeded=False,
             commitments=(digest(KIT_ADA).hexdigest(), None), window_ms=WINDOW_MS)))
     frames.append(Frame(CLIENT, "ada", Contribute(
         table=TABLE, commitment=commitment, reveal=KIT_ADA.hex(),
@@ -318,10 +323,27 @@ def _kit_deal(game: Game, frames: list[Frame]) -> tuple[list[Event], DealReveale
     frames.append(Frame(SERVER, "ada", Ok(id=31, table=TABLE)))
     cards = canonical_order(game.shuffle_cards())
     events = game.apply(Shuffle(deal_order(KIT_SECRET, {0: KIT_ADA}, cards)))
+    for seq, event in enumerate(events, 1):
+        for seat, name in enumerate(("ada", "bob")):
+            frames.append(Frame(SERVER, name, EventMessage(
+                table=TABLE, seq=seq, event=event_to_wire(event_for(event, seat)))))
+    for name in ("ada", "bob"):  # the next shuffle is announced at once
+        frames.append(Frame(SERVER, name, DealCommit(
+            table=TABLE, commitment=digest(KIT_SECRET_2).hexdigest(), seeded=False,
+            commitments=(digest(KIT_ADA_NEXT).hexdigest(), None), window_ms=WINDOW_MS)))
     revealed = DealRevealed(table=TABLE, hand=1, shuffle="deal", commitment=commitment,
                             secret=KIT_SECRET.hex(), contributions=(KIT_ADA.hex(), None),
                             cards=tuple(str(c) for c in cards), seeded=False)
     return events, revealed
+
+
+def _kit_second_contribution(frames: list[Frame]) -> None:
+    """ada answers the second shuffle's announcement during the hand."""
+    digest = hashlib.sha256
+    frames.append(Frame(CLIENT, "ada", Contribute(
+        table=TABLE, commitment=digest(KIT_SECRET_2).hexdigest(), reveal=KIT_ADA_NEXT.hex(),
+        next=digest(KIT_ADA_THIRD).hexdigest(), id=32)))
+    frames.append(Frame(SERVER, "ada", Ok(id=32, table=TABLE)))
 
 
 # ------------------------------------------------------------------ one example per type

@@ -635,21 +635,19 @@ class Resync(Message):
 
 @message("deal_commit", SERVER)
 class DealCommit(Message):
-    """A shuffle is about to be made: the server's commitment, and the seats' (section 7,
-    "Verifiable deals"). Sent to every seat and spectator before the deal (or the shuffled
-    rebuild of the stock) it announces."""
+    """The next shuffle is announced: the server's commitment, and the seats' (section 7,
+    "Verifiable deals"). Sent to every seat and spectator as soon as the shuffle before it
+    is made (the game's first: when it starts), before any card of it is dealt."""
 
     table: int = spec(TABLE, "the table")
-    hand: int = spec(IntT(1, INT_MAX), "the hand this shuffle deals, or rebuilds the stock of")
-    shuffle: str = spec(SHUFFLE_KIND, "deal, or rebuild (a shuffled rebuild of the stock)")
     commitment: str = spec(DIGEST, "SHA-256 of the server's secret for this shuffle")
     seeded: bool = spec(BoolT(), "true: the secret comes from the server's fixed seed (tests "
                                  "and benchmarks), so whoever knows the seed knows it")
     commitments: tuple[str | None, ...] = spec(
         ArrayT(OptT(DIGEST), 1, MAX_SEATS), "per seat, the commitment (SHA-256) to the "
         "contribution the server waits for from it; nil: none is waited for")
-    window_ms: int = spec(IntT(0, MAX_CONTRIBUTION_MS), "how long the server waits for the "
-                                                        "contributions, from now")
+    window_ms: int = spec(IntT(0, MAX_CONTRIBUTION_MS), "how long from now the shuffle may "
+                          "wait for the contributions, at most (0: it waits for none)")
 
 
 @message("contribute", CLIENT, reply="ok")

@@ -2,11 +2,13 @@
 
 Theory of operation (docs/protocol.md, section 7, "Verifiable deals")
 -------------------------------------------------------------------
-Before each shuffle (a deal, or a rebuild of the stock that shuffles) the table opens a
+Ahead of each shuffle (a deal, or a rebuild of the stock that shuffles) the table opens a
 :class:`Round`: a fresh secret, its commitment, and the seats' commitments made for this
 shuffle (each seat sends the commitment to its next contribution along with the reveal
-of the current one, or alone once it sits). The round waits for the seats whose
-commitment it lists, at most its window; then the order is
+of the current one, or alone once it sits). A round opens as soon as the shuffle before
+it is made, so its contributions arrive during the hand; the shuffle waits for the seats
+whose commitment it lists only if they have not answered and its window is not over.
+The order is
 :func:`~rummyhall.rules.fair_deal.deal_order` of the secret and the contributions that
 came. Its :class:`DealProof` is journalled with the shuffle (so a restart changes no
 card, and a recorded game can be checked later) and published when the hand ends.
@@ -47,9 +49,6 @@ class DealProof:
     commitments: dict[int, bytes]  # seat -> the commitment listed in the deal_commit
     reveals: dict[int, bytes]  # seat -> the contribution mixed in
     cards: tuple[Card, ...]  # the cards shuffled, in canonical order
-    #: The seats' commitments waiting for the next shuffle when this one was made (a
-    #: restart gives them back).
-    pending: dict[int, bytes] = field(default_factory=dict)
 
     @property
     def commitment(self) -> bytes:
@@ -59,15 +58,14 @@ class DealProof:
         """The proof as the journal keeps it (with its shuffle)."""
         return {"hand": self.hand, "shuffle": self.kind, "secret": self.secret.hex(),
                 "commitment": self.commitment.hex(), "seeded": self.seeded,
-                "commitments": _hex_map(self.commitments), "reveals": _hex_map(self.reveals),
-                "pending": _hex_map(self.pending)}
+                "commitments": _hex_map(self.commitments), "reveals": _hex_map(self.reveals)}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any], cards: tuple[Card, ...]) -> DealProof:
         """The proof of a journalled shuffle (``cards``: its order, in any order)."""
         return cls(int(d["hand"]), str(d["shuffle"]), bytes.fromhex(d["secret"]),
                    bool(d["seeded"]), _bytes_map(d["commitments"]), _bytes_map(d["reveals"]),
-                   tuple(sorted(cards)), _bytes_map(d.get("pending", {})))
+                   tuple(sorted(cards)))
 
     def revealed(self, table: int, seats: int) -> DealRevealed:
         return DealRevealed(table=table, hand=self.hand, shuffle=self.kind,
@@ -95,8 +93,7 @@ class Round:
 
     def announcement(self, table: int, seats: int, window_ms: int) -> DealCommit:
         p = self.proof
-        return DealCommit(table=table, hand=p.hand, shuffle=p.kind,
-                          commitment=self.commitment_hex, seeded=p.seeded,
+        return DealCommit(table=table, commitment=self.commitment_hex, seeded=p.seeded,
                           commitments=_per_seat(p.commitments, seats), window_ms=window_ms)
 
     def check_reveal(self, seat: int, value: bytes) -> str | None:

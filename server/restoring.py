@@ -72,8 +72,10 @@ def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Set
 
 
 def _restore_proofs(table: Table, actions: Sequence[dict[str, Any]]) -> None:
-    """The proofs of the current hand's shuffles (published when it ends) and the seats'
-    commitments for the next shuffle, from the journalled shuffles."""
+    """The proofs of the current hand's shuffles (published when it ends), from the
+    journalled shuffles. (The round that was gathering the next shuffle's contributions
+    is not kept: a new one opens with a new secret, and a client reveals no contribution
+    twice, so its seat takes part again from the shuffle after.)"""
     game: Game | None = table.game
     proofs: list[DealProof] = []
     for entry in actions:
@@ -82,7 +84,6 @@ def _restore_proofs(table: Table, actions: Sequence[dict[str, Any]]) -> None:
         proof = DealProof.from_json(entry["proof"],
                                     tuple(Card.parse(c) for c in entry["order"]))
         proofs = [*proofs, proof] if proof.kind == "rebuild" else [proof]
-        table.pending_commits = dict(proof.pending)
     between_hands = game is None or game.is_over or game.phase.value == "deal"
     table.hand_proofs = [] if between_hands else [
         p for p in proofs if game is not None and p.hand == game.hand_no]

@@ -301,10 +301,14 @@ class Table:
                 self._changed()  # the lobby takes a failed table off its list
 
     def _round_due(self) -> float:
-        """When the shuffle being prepared stops waiting (not before the pause's end: the
-        pause between hands comes first, and its end looks at the round)."""
-        rnd = self.round
-        return rnd.due if rnd is not None and self.pause_until == math.inf else math.inf
+        """When a shuffle the game waits for stops waiting for its contributions (not
+        before the pause's end: the pause between hands comes first, and its end looks at
+        the round; and not while a seat is to move: the round then waits for no one)."""
+        rnd, game = self.round, self.game
+        if rnd is None or self.pause_until != math.inf or game is None or game.is_over \
+                or game.to_move is not None:
+            return math.inf
+        return rnd.due
 
     def _refuse_queued(self) -> None:
         """Answer every request still queued at a closed table (each gets one reply)."""
@@ -604,8 +608,8 @@ class Table:
         game = self.game
         self.deadline = self.bot_due = math.inf
         while game is not None and not game.is_over and game.to_move is None:
-            if self.round is None:  # (during the pause between hands: it overlaps)
-                self._open_round(game)
+            if self.round is None:  # (the first shuffle of a game, or after a restart)
+                self._open_round()
             if game.phase is Phase.DEAL and game.hand_no and self.settings.hand_pause > 0 \
                     and self._paused_hand != game.hand_no:
                 if self.pause_until == math.inf:
@@ -619,23 +623,25 @@ class Table:
         if game is None:
             return
         if game.is_over:
+            self.round = None  # (no shuffle comes: its contributions are never used)
             self.state = "finished"
             self._changed()
             return
         self._schedule()
 
-    def _open_round(self, game: Game) -> None:
-        """Announce the coming shuffle: commit to its secret, list the commitments of the
-        seats it waits for (present, and played by their player), start its window."""
+    def _open_round(self) -> None:
+        """Announce the next shuffle: commit to its secret, list the commitments of the
+        seats it waits for (present, and played by their player), start its window.
+
+        A round opens as soon as the shuffle before it is made (the first of a game, when
+        the game starts), so its contributions come in during the hand, and the next
+        shuffle, a deal or a rebuild of the stock, rarely waits for them."""
         # (a seeded server takes no contribution: its games replay from its seed alone)
         window = 0.0 if self.seeded else self.settings.contribution_seconds
         waiting = {s.index for s in self.seats if window > 0 and s.index in
                    self.pending_commits and s.present and s.bot is None}
         listed = {i: self.pending_commits.pop(i) for i in sorted(waiting)}
-        dealing = game.phase is Phase.DEAL
-        proof = DealProof(game.hand_no + 1 if dealing else game.hand_no,
-                          "deal" if dealing else "rebuild", new_secret(self.rng), self.seeded,
-                          listed, {}, tuple(canonical_order(game.shuffle_cards())))
+        proof = DealProof(0, "", new_secret(self.rng), self.seeded, listed, {}, ())
         self.round = Round(proof, trio.current_time() + window, frozenset(waiting))
         announcement = Prepared(self.round.announcement(self.id, len(self.seats),
                                                         int(window * 1000)))
@@ -646,7 +652,10 @@ class Table:
         rnd, self.round = self.round, None
         assert rnd is not None
         proof = rnd.proof
-        proof.pending = dict(self.pending_commits)
+        dealing = game.phase is Phase.DEAL
+        proof.hand = game.hand_no + 1 if dealing else game.hand_no
+        proof.kind = "deal" if dealing else "rebuild"
+        proof.cards = tuple(canonical_order(game.shuffle_cards()))
         shuffle = Shuffle(deal_order(proof.secret, proof.reveals, proof.cards))
         events = game.apply(shuffle)
         self.journal.append(shuffle)
@@ -656,6 +665,8 @@ class Table:
         self.shuffle_proof = None
         self.hand_proofs = [*self.hand_proofs, proof] if proof.kind == "rebuild" else [proof]
         self._broadcast(events)
+        if not game.is_over:
+            self._open_round()  # the next shuffle's, at once (before the turn's prompt)
 
     def _reveal_hand(self) -> None:
         """The hand has ended: publish the proof of each of its shuffles."""
@@ -779,7 +790,9 @@ class Table:
         if msg.next is not None:
             self.pending_commits[index] = bytes.fromhex(msg.next)
         self._answer(player, Ok(id=msg.id, table=self.id))
-        if rnd is not None and rnd is self.round and rnd.complete(trio.current_time()):
+        game = self.game
+        if rnd is not None and rnd is self.round and rnd.complete(trio.current_time()) and \
+                game is not None and not game.is_over and game.to_move is None:
             try:
                 await self._advance()  # every seat waited for has answered: shuffle now
             except Exception as exc:  # the game may have changed: it cannot simply go on
@@ -872,7 +885,7 @@ class Table:
             view = view_to_wire(seat_view(self.game, seat))
         player.send(Snapshot(table=self.id, seq=self.seq, info=self.info(), view=view))
         rnd = self.round
-        if rnd is not None:  # a shuffle is being prepared: its announcement too
+        if rnd is not None:  # the next shuffle's announcement too
             left = max(0, int((rnd.due - trio.current_time()) * 1000))
             player.send(rnd.announcement(self.id, len(self.seats), left))
 

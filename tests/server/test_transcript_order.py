@@ -17,7 +17,7 @@ from fast_settings import with_settings
 from players import RawClient
 
 from rummyhall.protocol import MESSAGES, json_value
-from rummyhall.protocol.examples import KIT_SECRET
+from rummyhall.protocol.examples import KIT_SECRET, KIT_SECRET_2
 from rummyhall.server import Hall, Settings
 from rummyhall.server import table as table_module
 
@@ -25,9 +25,12 @@ KIT = json.loads(resources.files("rummyhall.protocol").joinpath("conformance.jso
                  .read_text(encoding="utf-8"))
 
 
+_SECRETS: list[bytes] = []
+
+
 def _kit_secret(rng: random.Random) -> bytes:
-    """The transcript's server secret (ada's contribution is in its frames)."""
-    return KIT_SECRET
+    """The transcript's server secrets, in turn (ada's contributions are in its frames)."""
+    return _SECRETS.pop(0) if _SECRETS else bytes(32)
 
 
 class _FirstSeat(random.Random):
@@ -50,6 +53,7 @@ async def test_the_transcript_replays_in_order_against_the_server(
         hall: Hall, settings: Settings, monkeypatch: pytest.MonkeyPatch,
         mock_clock: trio.testing.MockClock) -> None:
     mock_clock.autojump_threshold = 0.02
+    _SECRETS[:] = [KIT_SECRET, KIT_SECRET_2]
     monkeypatch.setattr(table_module, "new_secret", _kit_secret)
     monkeypatch.setattr(random, "SystemRandom", lambda: _FirstSeat(0))  # (table.py draws it)
     assert hall.port
