@@ -120,8 +120,8 @@ _LOBBY = _codes(
     ("bad_contribution", False, "contribute: a value that is not 64 lowercase hex digits, a "
                                 "reveal without a commitment of this seat in the deal_commit "
                                 "answered, or one whose SHA-256 is not that commitment"),
-    ("contribution_late", False, "contribute: it names a deal_commit whose window has closed "
-                                 "(or never was): the shuffle went on without it"),
+    ("contribution_late", False, "contribute: it names a deal_commit whose shuffle has been "
+                                 "made (or that never was): it went on without this"),
     ("contribution_twice", False, "contribute: this seat already answered this deal_commit, "
                                   "or already has a commitment waiting for the next shuffle"),
     ("stale_action", False, "the action names a move that is not the current one; nothing "

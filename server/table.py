@@ -807,8 +807,8 @@ class Table:
                                  "answers (its commitment)")
             return None
         if rnd is None or msg.commitment != rnd.commitment_hex:
-            raise TableError("contribution_late", "that deal_commit's window has closed "
-                             "(or it never was): the shuffle went on without you")
+            raise TableError("contribution_late", "that deal_commit's shuffle has been made "
+                             "(or it never was): it went on without you")
         if index in rnd.answered:
             raise TableError("contribution_twice",
                              f"seat {index} already answered this deal_commit")

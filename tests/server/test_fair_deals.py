@@ -3,6 +3,7 @@ reveals, and each seat's check of every shuffle it played."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 
 import msgpack
@@ -10,10 +11,10 @@ import pytest
 import trio
 import trio.testing
 from fast_settings import with_settings
-from players import RawClient, play_seat
+from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
-from rummyhall.client import open_session
+from rummyhall.client import RequestRefused, Session, open_session
 from rummyhall.protocol import (
     AddBot,
     Contribute,
@@ -27,7 +28,7 @@ from rummyhall.protocol import (
     Start,
     Watch,
 )
-from rummyhall.rules import Card
+from rummyhall.rules import Card, HandDealt, HandScored
 from rummyhall.rules.fair_deal import deal_order
 from rummyhall.server import Hall, Settings
 
@@ -196,3 +197,59 @@ async def test_a_seeded_server_says_so_and_takes_no_contribution(hall: Hall) -> 
         assert verdicts and all(v.ok and v.check.seeded for v in verdicts)
         assert all(v.check.mine_used is None for v in verdicts)
         assert "seeded" in verdicts[0].words()
+
+
+@UNSEEDED
+async def test_a_later_deal_waits_for_no_contribution(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """The next shuffle is announced as soon as a shuffle is made, so the seats'
+    contributions arrive during the hand: with a 2 s window, the next deal still comes
+    the moment the hand ends (in mock time), with both seats' contributions in it."""
+    mock_clock.autojump_threshold = 0.05
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada, \
+            open_session("127.0.0.1", hall.port, name="bob") as bob:
+        table = await ada.create_table("gin", 2, {"target_score": 200})
+        await bob.join(table, 1)
+        await ada.join(table, 0)
+        await ada.start(table)
+        ended_at: list[float] = []
+        gaps: list[float] = []
+
+        async def watch() -> None:
+            while len(gaps) < 2:
+                update = await ada.next_update()
+                if update.kind == "event" and isinstance(update.payload, HandScored):
+                    ended_at.append(trio.current_time())
+                elif update.kind == "event" and isinstance(update.payload, HandDealt) \
+                        and ended_at:
+                    gaps.append(trio.current_time() - ended_at[-1])
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_seat, bob, table, SimpleBot())
+            # in the middle of the first hand, the next shuffle's contributions are in
+            await wait_for(lambda: ada.tables[table].my_turn, poll=0.05)
+            server_table = hall.lobby.tables[table]
+            await wait_for(lambda: server_table.round is not None and
+                           server_table.round.answered == {0, 1}, poll=0.05)
+            nursery.start_soon(_play_from_state, ada, table)
+            await watch()
+            nursery.cancel_scope.cancel()
+        assert all(gap < 0.5 for gap in gaps), gaps  # (a wait would be the 2 s window)
+        proofs = hall.lobby.tables[table].hand_proofs
+        assert proofs and set(proofs[0].reveals) == {0, 1}
+
+
+async def _play_from_state(session: Session, table: int) -> None:
+    """Play ``session``'s seat from its table state, never reading its updates (a test
+    reads them)."""
+    bot = SimpleBot()
+    answered = None
+    while True:
+        state = session.tables.get(table)
+        if state is not None and state.view is not None and state.my_turn and state.legal \
+                and state.move != answered:
+            answered = state.move
+            with contextlib.suppress(RequestRefused):
+                await session.act(table, bot.choose(state.view, list(state.legal)))
+        await trio.sleep(0.01)
