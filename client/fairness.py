@@ -122,6 +122,8 @@ class DealTracker:
         if seat != self.seat:
             self.seat, self.mine = seat, None
             self.watch = DealWatch(seat)
+        else:
+            self.watch.interrupt()  # (a snapshot: events may have been missed)
         if seat is None or not self.contribute or self.mine is not None:
             return None
         return Contribute(table=table, next=self._fresh())

@@ -432,9 +432,10 @@ class Session:
                 if again is None:
                     return
                 msg = again
-            except (ClientError, trio.TooSlowError) as exc:
+            except (ClientError, LocalProtocolError, trio.TooSlowError,
+                    trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                 log.info("table %s: contribution not sent: %s", msg.table, exc)
-                return
+                return  # (the connection is closing: nothing to contribute to)
 
     async def _chat(self, msg: Chat) -> None:
         await self._push(Update("chat", msg.table, msg))

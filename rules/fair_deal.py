@@ -177,16 +177,24 @@ class DealWatch:
     """What one seat saw of a hand's shuffled cards, by position, fed its events in order.
 
     The deal gives this seat's cards (dealt one at a time round the table from the
-    dealer's left) and the upcard; every draw from the stock takes the next position of
-    the last shuffle (a stock turned over unshuffled is not a shuffle: its draws are not
-    tracked). ``shuffles[k]`` maps positions of the hand's ``k``-th shuffle (0: the deal)
-    to the cards seen there.
+    dealer's left) and the upcard; a draw from the stock took the position its
+    ``stock_count`` says (the stock's size after the draw), counted from the start of the
+    last shuffle's stock (a stock turned over unshuffled is not a shuffle: its draws are
+    not tracked). ``shuffles[k]`` maps positions of the hand's ``k``-th shuffle (0: the
+    deal) to the cards seen there. :meth:`interrupt` (events were missed: a snapshot
+    came instead) stops the tracking until the next deal.
     """
 
     seat: int | None
     shuffles: list[dict[int, Card]] = field(default_factory=list)
     hand: int = 0  # the hand the shuffles are of (0: none seen)
-    _next: int | None = None  # the position the next stock draw takes (None: untracked)
+    #: (position of the stock's first card in the last shuffle, the stock's size then);
+    #: None: draws are not tracked
+    _stock: tuple[int, int] | None = None
+
+    def interrupt(self) -> None:
+        """Some events were missed: track nothing more of this hand."""
+        self._stock = None
 
     def feed(self, event: Event, *, shuffled: bool = True) -> None:
         """Take one event of the hand (``shuffled``: a stock_rebuilt was a shuffle)."""
@@ -203,19 +211,19 @@ class DealWatch:
                 for k, card in enumerate(mine):
                     seen[k * len(ring) + at] = card
             seen[size * len(ring)] = event.upcard
-            self._next = size * len(ring) + 1
+            self._stock = (size * len(ring) + 1, event.stock_count)
         elif isinstance(event, StockRebuilt):
-            if shuffled:
+            if shuffled and self._stock is not None:
                 self.shuffles.append({})
-                self._next = 0
+                self._stock = (0, event.stock_count)
             else:
-                self._next = None
-        elif isinstance(event, Drew) and event.source == "stock" and self._next is not None:
+                self._stock = None
+        elif isinstance(event, Drew) and event.source == "stock" and self._stock is not None:
+            base, size = self._stock
             if event.card is not None and self.shuffles:
-                self.shuffles[-1][self._next] = event.card
-            self._next += 1
+                self.shuffles[-1][base + size - event.stock_count - 1] = event.card
         elif isinstance(event, HandScored):
-            self._next = None
+            self._stock = None
 
 
 def verify_recorded(*, commitment_made: bytes, commitments: Mapping[int, bytes],

@@ -87,9 +87,10 @@ class Round:
     def commitment_hex(self) -> str:
         return self.proof.commitment.hex()
 
-    def complete(self, now: float) -> bool:
-        """Every listed seat answered, or the window is over."""
-        return now >= self.due or self.waiting <= self.answered
+    def complete(self, now: float, gone: frozenset[int] = frozenset()) -> bool:
+        """Every listed seat answered (or is ``gone``: it left, or a bot plays it now),
+        or the window is over."""
+        return now >= self.due or self.waiting <= self.answered | gone
 
     def announcement(self, table: int, seats: int, window_ms: int) -> DealCommit:
         p = self.proof

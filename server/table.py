@@ -275,6 +275,8 @@ class Table:
         """
         try:
             if self.game is not None and self.state == "playing":
+                if self.round is None:  # (a restored table: the next shuffle's round
+                    self._open_round()  # was lost; its seats are told at their snapshot)
                 await self._advance()  # a table restored from the journal carries on
             while not self.closed:
                 wake = min(self.deadline, self.bot_due, self.pause_until, self._grace_due(),
@@ -287,6 +289,8 @@ class Table:
                         command = await self._receive.receive()
                 if command is not None:
                     await self._handle(command)
+                    if self._shuffle_ready():  # (a seat it waited for left, or dropped)
+                        await self._advance()
                 else:
                     await self._on_timer(trio.current_time())
         except (trio.EndOfChannel, trio.ClosedResourceError):
@@ -299,6 +303,25 @@ class Table:
             self._refuse_queued()
             if self.failed:
                 self._changed()  # the lobby takes a failed table off its list
+
+    def _waits_for_chance(self) -> bool:
+        game = self.game
+        return game is not None and not game.is_over and game.to_move is None and \
+            self.state == "playing"
+
+    def _gone(self) -> frozenset[int]:
+        """The seats a round no longer waits for: absent, or played by a house bot."""
+        return frozenset(s.index for s in self.seats if not s.present or s.bot is not None)
+
+    def _round_complete(self) -> bool:
+        rnd = self.round
+        return rnd is not None and rnd.complete(trio.current_time(), self._gone())
+
+    def _shuffle_ready(self) -> bool:
+        """The game waits for a shuffle whose round has stopped waiting (not in the pause
+        between hands)."""
+        return self._waits_for_chance() and self.pause_until == math.inf and \
+            self._round_complete()
 
     def _round_due(self) -> float:
         """When a shuffle the game waits for stops waiting for its contributions (not
@@ -616,7 +639,7 @@ class Table:
                     self.pause_until = trio.current_time() + self.settings.hand_pause
                 return
             assert self.round is not None
-            if not self.round.complete(trio.current_time()):
+            if not self._round_complete():
                 return  # the run loop wakes at its window's end, or a contribution ends it
             self.pause_until = math.inf
             await self._play_chance(game)
@@ -790,9 +813,7 @@ class Table:
         if msg.next is not None:
             self.pending_commits[index] = bytes.fromhex(msg.next)
         self._answer(player, Ok(id=msg.id, table=self.id))
-        game = self.game
-        if rnd is not None and rnd is self.round and rnd.complete(trio.current_time()) and \
-                game is not None and not game.is_over and game.to_move is None:
+        if rnd is not None and rnd is self.round and self._shuffle_ready():
             try:
                 await self._advance()  # every seat waited for has answered: shuffle now
             except Exception as exc:  # the game may have changed: it cannot simply go on
