@@ -531,7 +531,7 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
                              collect(quiet))
         if without:
             print(f"  contributing / not: {peak / without:.3f} in actions per second (the "
-                  "round trip each deal waits for; the commitment and the reveal are paid "
+                  "contributions and their oks; the commitments and the reveals are paid "
                   "in both)")
         half = peak / 2 / (per * args.procs)  # per table: one seat acts at a time
         paced = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
