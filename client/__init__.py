@@ -3,6 +3,7 @@
 from .bot import Bot, GameResult, StrategyBot, knock_with_melds, play_table, run_bot
 from .credentials import HallCredential
 from .errors import ClientError
+from .fairness import DealTracker, DealVerdict, verify_deal
 from .model import apply_event, apply_turn
 from .session import (
     ConnectionLost,
@@ -19,6 +20,8 @@ __all__ = [
     "Bot",
     "ClientError",
     "ConnectionLost",
+    "DealTracker",
+    "DealVerdict",
     "GameResult",
     "HallCredential",
     "KnownServers",
@@ -38,4 +41,5 @@ __all__ = [
     "open_session",
     "play_table",
     "run_bot",
+    "verify_deal",
 ]

@@ -37,7 +37,10 @@ from rummyhall.protocol import (
     Chat,
     ClientKeys,
     Connection,
+    Contribute,
     CreateTable,
+    DealCommit,
+    DealRevealed,
     Error,
     EventMessage,
     GameRecord,
@@ -88,6 +91,7 @@ from rummyhall.rules import SeatAction, SeatView
 
 from .credentials import HallCredential, new_lock, table_keys
 from .errors import ClientError as ClientError  # noqa: PLC0414 (its old home re-exports it)
+from .fairness import DealTracker
 from .model import apply_event, apply_turn
 from .trust import ServerTrust, TLSError
 
@@ -159,8 +163,9 @@ class TableState:
 @dataclass(frozen=True)
 class Update:
     """Something the server pushed, in order. ``kind`` is one of: snapshot, event, turn,
-    your_turn, chat, notice, table_update, table_removed, connection (``payload`` "lost",
-    "resumed" or "closed")."""
+    your_turn, chat, notice, table_update, table_removed, deal_check (``payload`` a
+    :class:`~.fairness.DealVerdict`: a revealed shuffle checked), connection (``payload``
+    "lost", "resumed" or "closed")."""
 
     kind: str
     table: int | None = None
@@ -180,7 +185,8 @@ class Session:
     def __init__(self, host: str, port: int, name: str, *, kind: str = "person",
                  token: str | None = None, reconnect_seconds: float = 60.0,
                  tls: ServerTrust | None = None,
-                 password: str | HallCredential | None = None) -> None:
+                 password: str | HallCredential | None = None,
+                 contribute: bool = True) -> None:
         self.host, self.port, self.name, self.kind = host, port, name, kind
         self.token = token
         #: How the server is checked over TLS (None: plain TCP).
@@ -219,6 +225,10 @@ class Session:
         #: The host's admin credential, once :meth:`admin_login` succeeded: each new
         #: connection (a reconnection) logs in again with it.
         self._admin_credential: str | None = None
+        #: Verifiable deals: we contribute to the shuffles of the tables where we sit
+        #: (``contribute``) and check every revealed one (docs/protocol.md, section 7).
+        self.contribute = contribute
+        self.deals: dict[int, DealTracker] = {}
 
     # ------------------------------------------------------------------ connecting
 
@@ -401,6 +411,7 @@ class Session:
         state.view = view_from_wire(msg.view) if msg.view is not None else None
         state.legal, state.move, state.deadline = (), None, None
         self.lobby[msg.table] = msg.info
+        self._contribute_soon(self._tracker(msg.table).sat(msg.table, state.seat))
         await self._push(Update("snapshot", msg.table, state))
 
     async def _event(self, msg: EventMessage) -> None:
@@ -420,6 +431,9 @@ class Session:
         if state.view is not None:
             state.view = apply_event(state.view, event)
         state.legal, state.move = (), None
+        options = state.view.options if state.view is not None else {}
+        self._tracker(msg.table).event(
+            event, rebuild_shuffles=options.get("stock_rebuild") != "turn_over")
         await self._push(Update("event", msg.table, event))
 
     async def _turn(self, msg: Turn) -> None:
@@ -442,6 +456,43 @@ class Session:
                                              move_number=msg.move)
         await self._push(Update("your_turn", msg.table, state))
 
+    def _tracker(self, table: int) -> DealTracker:
+        tracker = self.deals.get(table)
+        if tracker is None:
+            tracker = self.deals[table] = DealTracker(contribute=self.contribute)
+        return tracker
+
+    async def _deal_commit(self, msg: DealCommit) -> None:
+        if msg.table in self.tables:
+            self._contribute_soon(self._tracker(msg.table).answer(msg))
+
+    async def _deal_revealed(self, msg: DealRevealed) -> None:
+        if msg.table in self.tables:
+            verdict = self._tracker(msg.table).revealed(msg)
+            if not verdict.ok:
+                log.warning("table %s: %s", msg.table, verdict.words())
+            await self._push(Update("deal_check", msg.table, verdict))
+
+    def _contribute_soon(self, msg: Contribute | None) -> None:
+        if msg is not None:  # (sent from a task of its own: the reader never waits)
+            self._nursery_soon(self._send_contribution, msg)
+
+    async def _send_contribution(self, msg: Contribute) -> None:
+        for _ in range(2):  # a refused one is answered once more, at most
+            try:
+                await self.request(msg)
+                return
+            except RequestRefused as exc:
+                log.info("table %s: contribution refused: %s", msg.table, exc)
+                again = self._tracker(msg.table).refused(exc.code, msg.table)
+                if again is None:
+                    return
+                msg = again
+            except (ClientError, LocalProtocolError, trio.TooSlowError,
+                    trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                log.info("table %s: contribution not sent: %s", msg.table, exc)
+                return  # (the connection is closing: nothing to contribute to)
+
     async def _chat(self, msg: Chat) -> None:
         await self._push(Update("chat", msg.table, msg))
 
@@ -458,6 +509,7 @@ class Session:
     async def _table_removed(self, msg: TableRemoved) -> None:
         self.lobby.pop(msg.table, None)
         self.tables.pop(msg.table, None)
+        self.deals.pop(msg.table, None)
         await self._push(Update("table_removed", msg.table))
 
     async def _push(self, update: Update) -> None:
@@ -635,11 +687,15 @@ class Session:
         reply = await self.request(Join(table=table, seat=seat,
                                         proof=await self._proof(table, code)))
         assert isinstance(reply, Ok) and reply.seat is not None
+        first = self._tracker(table).sat(table, reply.seat)
+        if first is not None:  # before join returns: so a start sent next follows it
+            await self._send_contribution(first)
         return reply.seat
 
     async def leave(self, table: int) -> None:
         await self.request(Leave(table=table))
         self.tables.pop(table, None)
+        self.deals.pop(table, None)
 
     async def watch(self, table: int, *, code: str | None = None) -> None:
         """Watch a table; ``code`` as for :meth:`join` (a table whose lock has
@@ -719,11 +775,12 @@ async def open_session(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, nam
                        kind: str = "person", token: str | None = None,
                        reconnect_seconds: float = 60.0,
                        tls: ServerTrust | None = None,
-                       password: str | HallCredential | None = None
-                       ) -> AsyncIterator[Session]:
+                       password: str | HallCredential | None = None,
+                       contribute: bool = True) -> AsyncIterator[Session]:
     """Connect (over TLS, checked as ``tls`` says, when it is given) and say hello (and
     log in with ``password`` to a hall that has one); yield the :class:`Session`; say bye
-    and close on exit.
+    and close on exit. ``contribute`` (the default): take part in the verifiable shuffles
+    of the tables where we sit.
 
     Raises :class:`ServerClosed` if the server refuses the hello (``name_taken``,
     ``tls_required``, ``password_required``, ``wrong_password``...), a
@@ -731,7 +788,8 @@ async def open_session(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, nam
     or ``OSError`` if it cannot be reached.
     """
     session = Session(host, port, name, kind=kind, token=token,
-                      reconnect_seconds=reconnect_seconds, tls=tls, password=password)
+                      reconnect_seconds=reconnect_seconds, tls=tls, password=password,
+                      contribute=contribute)
     await session._connect()
     async with trio.open_nursery() as nursery:
         session._nursery = nursery
@@ -747,4 +805,5 @@ _PUSHES: dict[type[Message], Any] = {
     Snapshot: Session._snapshot, EventMessage: Session._event, Turn: Session._turn,
     YourTurn: Session._your_turn, Chat: Session._chat, TableUpdate: Session._table_update,
     TableRemoved: Session._table_removed, Notice: Session._notice,
+    DealCommit: Session._deal_commit, DealRevealed: Session._deal_revealed,
 }

@@ -128,6 +128,13 @@ _LOBBY = _codes(
     ("bad_ban", False, "admin_ban, admin_unban: neither a name nor an address, or an "
                        "address that is not an IPv4 or IPv6 address, or too many bans"),
     ("no_such_ban", False, "admin_unban: no ban in force matches"),
+    ("bad_contribution", False, "contribute: a value that is not 64 lowercase hex digits, a "
+                                "reveal without a commitment of this seat in the deal_commit "
+                                "answered, or one whose SHA-256 is not that commitment"),
+    ("contribution_late", False, "contribute: it names a deal_commit whose shuffle has been "
+                                 "made (or that never was): it went on without this"),
+    ("contribution_twice", False, "contribute: this seat already answered this deal_commit, "
+                                  "or already has a commitment waiting for the next shuffle"),
     ("stale_action", False, "the action names a move that is not the current one; nothing "
                             "changed (a fresh your_turn follows when it is still your turn)"),
 )

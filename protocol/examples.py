@@ -5,20 +5,24 @@ docs/protocol.md's examples and its transcript, and the conformance kit
 tests/protocol/gen_docs.py; tests check that they stay in step.
 
 The transcript: two clients, ada and bob, meet at a Gin table (each frame where the
-server sends it: tests/server/test_transcript_order.py replays it); the deal is a shuffle
-seeded with :data:`SEED`; each seat plays a simple policy (pass the upcard, draw from the
-stock, knock when it may, else discard the card leaving the least deadwood). What each
-client receives is filtered by :func:`rummyhall.rules.event_for` and
+server sends it: tests/server/test_transcript_order.py replays it); the deal is the
+verifiable shuffle of :data:`KIT_SECRET` and ada's contribution :data:`KIT_ADA` (bob's
+client does not contribute), revealed when the hand ends; the second shuffle's
+announcement follows the deal, and ada answers it during the hand; each seat plays a simple policy
+(pass the upcard, draw from the stock, knock when it may, else discard the card leaving
+the least deadwood). What each client receives is filtered by :func:`rummyhall.rules.event_for` and
 :func:`rummyhall.rules.seat_view` before it is encoded.
 """
 
 from __future__ import annotations
 
-import random
+import hashlib
+import hmac
 from dataclasses import dataclass
 from typing import Any, Final
 
 from rummyhall.rules import (
+    Card,
     DeclareRummy,
     DrawDiscard,
     DrawStock,
@@ -39,6 +43,7 @@ from rummyhall.rules import (
     WentOut,
     best_discard,
     event_for,
+    make_deck,
     new_game,
     options_to_dict,
     parse_cards,
@@ -50,6 +55,7 @@ from rummyhall.rules import (
 from rummyhall.rules import (
     HandScored as HandScoredEvent,
 )
+from rummyhall.rules.fair_deal import DOMAIN, canonical_order, deal_key, deal_order
 
 from .connection import Connection
 from .limits import MINOR
@@ -71,7 +77,10 @@ from .messages import (
     Bye,
     Challenge,
     Chat,
+    Contribute,
     CreateTable,
+    DealCommit,
+    DealRevealed,
     Error,
     EventMessage,
     GameInfo,
@@ -124,7 +133,15 @@ from .messages import (
 from .payloads import action_to_wire, event_to_wire, games_catalogue, view_to_wire
 from .proofs import KDF, LOGIN_LABEL, Verifier, admin_proof, derive, make_proof, table_label
 
-SEED: Final = 43
+#: The transcript's shuffle: the server's secret, and ada's contributions to the first
+#: deal and to the next shuffle (bob's client does not contribute).
+KIT_SECRET: Final = hashlib.sha256(b"rummyhall kit: the server's secret").digest()
+KIT_ADA: Final = hashlib.sha256(b"rummyhall kit: ada's contribution").digest()
+KIT_ADA_NEXT: Final = hashlib.sha256(b"rummyhall kit: ada's next contribution").digest()
+KIT_ADA_THIRD: Final = hashlib.sha256(b"rummyhall kit: ada's third contribution").digest()
+#: The secret of the second shuffle, announced as soon as the first is made.
+KIT_SECRET_2: Final = hashlib.sha256(b"rummyhall kit: the server's second secret").digest()
+WINDOW_MS: Final = 2000
 TABLE: Final = 1
 TURN_MS: Final = 60_000
 TOKENS: Final = {"ada": "6a1f0c9e2b7d4e8fa3c5b0d9e1f2a7c4",
@@ -313,16 +330,17 @@ def gin_transcript() -> list[Frame]:
         s(name, Snapshot(table=TABLE, seq=0, info=_info(None, seats, "waiting"), view=None))
         for other in names:
             s(other, TableUpdate(info=_info(None, seats, "waiting")))
+    digest = hashlib.sha256
+    c("ada", Contribute(table=TABLE, next=digest(KIT_ADA).hexdigest(), id=30))
+    s("ada", Ok(id=30, table=TABLE))
     c("ada", Start(table=TABLE, id=3))
     s("ada", Ok(id=3, table=TABLE))
     game = new_game("gin", players=2)
     info = _info(game, seats, "playing")
     for seat, name in enumerate(names):
         s(name, Snapshot(table=TABLE, seq=0, info=info, view=view_to_wire(seat_view(game, seat))))
-    order = list(game.shuffle_cards())
-    random.Random(SEED).shuffle(order)
-    events = game.apply(Shuffle(tuple(order)))
-    seq = 0
+    events, revealed = _kit_deal(game, frames)
+    seq, events = len(events), []  # (the deal's events are in the frames already)
     request = 10
     lobby_pending = True  # the lobby gathers its changes a moment: the update comes later
     while True:
@@ -344,12 +362,14 @@ def gin_transcript() -> list[Frame]:
             for name in names:
                 s(name, TableUpdate(info=info))
             lobby_pending = False
+            _kit_second_contribution(frames)
         action = _policy(game)
         request += 1
         c(names[mover], ActionMessage(table=TABLE, move=game.move_number,
                                       action=action_to_wire(action), id=request))
         s(names[mover], Ok(id=request, table=TABLE))
         events = game.apply(action)
+    frames.extend(Frame(SERVER, name, revealed) for name in names)  # the hand is over
     return frames
 
 
@@ -378,6 +398,44 @@ def admin_transcript() -> list[Frame]:
             fatal=True)),
         Frame(SERVER, host, Ok(id=3)),
     ]
+
+
+def _kit_deal(game: Game, frames: list[Frame]) -> tuple[list[Event], DealRevealed]:
+    """The first deal's frames (its commitment, ada's contribution); its events, and its
+    reveal (sent when the hand ends)."""
+    digest = hashlib.sha256
+    commitment = digest(KIT_SECRET).hexdigest()
+    for name in ("ada", "bob"):
+        frames.append(Frame(SERVER, name, DealCommit(
+            table=TABLE, commitment=commitment, seeded=False,
+            commitments=(digest(KIT_ADA).hexdigest(), None), window_ms=WINDOW_MS)))
+    frames.append(Frame(CLIENT, "ada", Contribute(
+        table=TABLE, commitment=commitment, reveal=KIT_ADA.hex(),
+        next=digest(KIT_ADA_NEXT).hexdigest(), id=31)))
+    frames.append(Frame(SERVER, "ada", Ok(id=31, table=TABLE)))
+    cards = canonical_order(game.shuffle_cards())
+    events = game.apply(Shuffle(deal_order(KIT_SECRET, {0: KIT_ADA}, cards)))
+    for seq, event in enumerate(events, 1):
+        for seat, name in enumerate(("ada", "bob")):
+            frames.append(Frame(SERVER, name, EventMessage(
+                table=TABLE, seq=seq, event=event_to_wire(event_for(event, seat)))))
+    for name in ("ada", "bob"):  # the next shuffle is announced at once
+        frames.append(Frame(SERVER, name, DealCommit(
+            table=TABLE, commitment=digest(KIT_SECRET_2).hexdigest(), seeded=False,
+            commitments=(digest(KIT_ADA_NEXT).hexdigest(), None), window_ms=WINDOW_MS)))
+    revealed = DealRevealed(table=TABLE, hand=1, shuffle="deal", commitment=commitment,
+                            secret=KIT_SECRET.hex(), contributions=(KIT_ADA.hex(), None),
+                            cards=tuple(str(c) for c in cards), seeded=False)
+    return events, revealed
+
+
+def _kit_second_contribution(frames: list[Frame]) -> None:
+    """ada answers the second shuffle's announcement during the hand."""
+    digest = hashlib.sha256
+    frames.append(Frame(CLIENT, "ada", Contribute(
+        table=TABLE, commitment=digest(KIT_SECRET_2).hexdigest(), reveal=KIT_ADA_NEXT.hex(),
+        next=digest(KIT_ADA_THIRD).hexdigest(), id=32)))
+    frames.append(Frame(SERVER, "ada", Ok(id=32, table=TABLE)))
 
 
 # ------------------------------------------------------------------ one example per type
@@ -499,3 +557,33 @@ def action_examples() -> dict[str, dict[str, Any]]:
     actions.append(DeclareRummy(0))
     return {a.kind: action_to_wire(a) for a in actions}
 
+
+
+def deal_examples() -> list[dict[str, Any]]:
+    """Worked examples of the verifiable shuffle (docs/protocol.md, "Verifiable deals"),
+    every intermediate value given, for a client in another language to check itself."""
+    digest = hashlib.sha256
+    cases: list[tuple[str, tuple[Card, ...], bytes, dict[int, bytes]]] = [
+        ("the transcript's deal: one deck, ada (seat 0) contributes", make_deck(),
+         KIT_SECRET, {0: KIT_ADA}),
+        ("Three Thirteen's 2 decks with 2 jokers each, seats 2 and 0 contribute",
+         make_deck(2, 2), KIT_SECRET, {2: KIT_ADA_NEXT, 0: KIT_ADA}),
+        ("a rebuilt stock of 7 cards (two 5d, a joker, a second-deck 9h), no contribution",
+         parse_cards("5d 5d JK Ac Ks 9h#1 2c"), KIT_ADA_NEXT, {}),
+    ]
+    out = []
+    for name, cards, secret, contributions in cases:
+        message = DOMAIN + b"".join(bytes([seat]) + contributions[seat]
+                                    for seat in sorted(contributions))
+        key = deal_key(secret, contributions)
+        out.append({
+            "about": name, "secret": secret.hex(), "commitment": digest(secret).hexdigest(),
+            "contributions": {str(seat): v.hex() for seat, v in sorted(contributions.items())},
+            "commitments": {str(seat): digest(v).hexdigest()
+                            for seat, v in sorted(contributions.items())},
+            "cards": [str(c) for c in canonical_order(cards)],
+            "key_message": message.hex(), "key": key.hex(),
+            "block_0": hmac.new(key, bytes(8), hashlib.sha256).hexdigest(),
+            "order": [str(c) for c in deal_order(secret, contributions, cards)],
+        })
+    return out

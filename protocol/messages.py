@@ -34,6 +34,7 @@ from typing import Any, ClassVar, Self, TypeVar, cast, dataclass_transform
 
 from .limits import (
     BURST,
+    DEAL_HEX,
     HANDSHAKE_SECONDS,
     IDLE_SECONDS,
     INT_MAX,
@@ -41,6 +42,7 @@ from .limits import (
     MAX_BAN_SECONDS,
     MAX_BANS,
     MAX_CHAT,
+    MAX_CONTRIBUTION_MS,
     MAX_FRAME,
     MAX_FRAME_LIMIT,
     MAX_ID,
@@ -65,6 +67,7 @@ from .proofs import KDF, MAX_ITERATIONS, MAX_SALT_BYTES, MIN_SALT_BYTES
 from .schema import (
     ArrayT,
     BoolT,
+    CardT,
     EnumT,
     IdT,
     IntT,
@@ -128,6 +131,10 @@ FRAME_LIMIT = IntT(MIN_FRAME_LIMIT, MAX_FRAME_LIMIT)
 SALT = StrT(2 * MIN_SALT_BYTES, 2 * MAX_SALT_BYTES, _is_hex_bytes, "lowercase hex, whole bytes")
 ROUNDS = IntT(1, MAX_ITERATIONS)
 KDF_NAME = EnumT((KDF,))
+DIGEST = StrT(DEAL_HEX, DEAL_HEX, _is_token, "lowercase hex: 32 bytes")
+CONTRIBUTION = StrT(DEAL_HEX, DEAL_HEX, _is_token, "lowercase hex: 32 bytes",
+                    code="bad_contribution")
+SHUFFLE_KIND = EnumT(("deal", "rebuild"))
 ID_DOC = "the request id, echoed in the reply"
 
 
@@ -707,6 +714,56 @@ class Resync(Message):
                              default=None)
 
 
+@message("deal_commit", SERVER)
+class DealCommit(Message):
+    """The next shuffle is announced: the server's commitment, and the seats' (section 7,
+    "Verifiable deals"). Sent to every seat and spectator as soon as the shuffle before it
+    is made (the game's first: when it starts), before any card of it is dealt."""
+
+    table: int = spec(TABLE, "the table")
+    commitment: str = spec(DIGEST, "SHA-256 of the server's secret for this shuffle")
+    seeded: bool = spec(BoolT(), "true: the secret comes from the server's fixed seed (tests "
+                                 "and benchmarks), so whoever knows the seed knows it")
+    commitments: tuple[str | None, ...] = spec(
+        ArrayT(OptT(DIGEST), 1, MAX_SEATS), "per seat, the commitment (SHA-256) to the "
+        "contribution the server waits for from it; nil: none is waited for")
+    window_ms: int = spec(IntT(0, MAX_CONTRIBUTION_MS), "how long from now the shuffle may "
+                          "wait for the contributions, at most (0: it waits for none)")
+
+
+@message("contribute", CLIENT, reply="ok")
+class Contribute(Message):
+    """A seat's answer to deal_commit: its contribution, and its commitment to the next."""
+
+    table: int = spec(TABLE, "the table")
+    commitment: str | None = spec(OptT(DIGEST), "the deal_commit answered (its commitment); "
+                                  "nil: none, only next is given", default=None)
+    reveal: str | None = spec(OptT(CONTRIBUTION), "the contribution (32 random bytes) whose "
+                              "commitment deal_commit lists for this seat; nil: none",
+                              default=None)
+    next: str | None = spec(OptT(CONTRIBUTION), "SHA-256 of the contribution this seat will "
+                            "reveal at the next shuffle; nil: none", default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("deal_revealed", SERVER)
+class DealRevealed(Message):
+    """A hand has ended: the secret and the contributions of one of its shuffles, for
+    every seat and spectator to recompute the order (section 7, "Verifiable deals")."""
+
+    table: int = spec(TABLE, "the table")
+    hand: int = spec(IntT(1, INT_MAX), "the hand (as in its deal_commit)")
+    shuffle: str = spec(SHUFFLE_KIND, "deal or rebuild (as in its deal_commit)")
+    commitment: str = spec(DIGEST, "the commitment of its deal_commit")
+    secret: str = spec(CONTRIBUTION, "the server's secret: SHA-256 of it is the commitment")
+    contributions: tuple[str | None, ...] = spec(
+        ArrayT(OptT(CONTRIBUTION), 1, MAX_SEATS), "per seat, the contribution mixed in; nil: "
+        "none (not waited for, or not revealed in time)")
+    cards: tuple[str, ...] = spec(ArrayT(CardT(), 1, MAX_ARRAY_LEN), "the cards shuffled, in "
+                                  "canonical order (ascending card code)")
+    seeded: bool = spec(BoolT(), "as in its deal_commit")
+
+
 # ------------------------------------------------------------------ history and ratings
 
 
@@ -759,8 +816,10 @@ class JournalEntry(Record):
 
     seat: int | None = spec(OptT(SEAT), "the seat that acted; nil for a shuffle")
     action: dict[str, Any] = spec(LEGAL_ACTION, "the action (see Actions); a shuffle is "
-                                                "{\"kind\": \"shuffle\", \"order\": [cards]}, "
-                                                "order[0] dealt first")
+                                                "{\"kind\": \"shuffle\", \"order\": [cards], "
+                                                "\"proof\": {...}}, order[0] dealt first; "
+                                                "proof (from 1.2): how it was derived "
+                                                "(section 7, Verifiable deals)")
 
 
 @record

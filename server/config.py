@@ -104,6 +104,10 @@ class Settings:
                                  "to follow)", low=0, high=60)
     update_interval: float = _s(0.1, "seconds the lobby gathers table changes before it "
                                      "tells every client", low=0, high=60)
+    contribution_seconds: float = _s(2.0, "seconds from a shuffle's announcement during "
+                                          "which it may wait for the seats' contributions "
+                                          "(verifiable deals); 0: none is waited for",
+                                     low=0, high=30)
     hand_pause: float = _s(2.0, "seconds between the end of a hand and the next deal",
                            low=0, high=60)
     stand_in: str = _s("strong", "strategy of the house bots: the default for add_bot, and "

@@ -373,8 +373,11 @@ class Journal:
         if n == 0 or table.id not in self._game_of:
             out += self._start_statements(table)
         number = self._game_of[table.id]
+        entry = action_to_json(action)
+        if isinstance(action, Shuffle) and table.shuffle_proof is not None:
+            entry["proof"] = table.shuffle_proof.to_json()  # (a restart and a replay need it)
         out.append(("INSERT INTO journal (game, n, action) VALUES (?, ?, ?)",
-                    (number, n, _dumps(action_to_json(action)))))
+                    (number, n, _dumps(entry))))
         if game.is_over:
             out += self._finish_statements(table, number)
         self.appended += 1

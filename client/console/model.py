@@ -19,6 +19,7 @@ from typing import Protocol
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from rummyhall.client.fairness import DealVerdict
 from rummyhall.client.session import TableState, Update
 from rummyhall.client.wording import event_words, note_words
 from rummyhall.protocol import Chat, GameInfo, Notice, OptionInfo, TableInfo, Turn
@@ -450,7 +451,7 @@ def _step_option(opt: OptionInfo, value: bool | int | str, delta: int) -> bool |
 
 @dataclass
 class LogEntry:
-    kind: str  # event, chat, notice, info, error
+    kind: str  # event, chat, notice, info, error (a refusal, a deal that failed its check)
     text: str
 
 
@@ -690,6 +691,20 @@ class ConsoleModel:
             if state is not None and state.seat is not None:
                 self.open_table(table)  # resumed into a seat: show it
 
+    def _on_deal_check(self, update: Update, deadline: float | None) -> None:
+        """A hand's shuffle checked (docs/protocol.md, "Verifiable deals"): the mark in
+        the log, or a loud warning there and in the banner."""
+        verdict = update.payload
+        if not isinstance(verdict, DealVerdict):
+            return
+        where = f"#{update.table} " if update.table != self.table else ""
+        if verdict.ok:
+            self.log.append(LogEntry("info", f"{where}✓ {verdict.words()}"))
+            return
+        self.log.append(LogEntry("error", f"{where}{verdict.words()}"))
+        self.banner = (f"{where}WARNING: hand {verdict.hand}'s deal failed its check: the "
+                       "cards were not the ones the server committed to (see the log)")
+
     def _on_table_removed(self, update: Update, deadline: float | None) -> None:
         table = update.table
         if table == self.table and table not in self.source.tables:
@@ -702,5 +717,5 @@ _UPDATE_HANDLERS: dict[str, Callable[[ConsoleModel, Update, float | None], None]
     "notice": ConsoleModel._on_notice,
     "event": ConsoleModel._on_event, "turn": ConsoleModel._on_turn,
     "your_turn": ConsoleModel._on_your_turn, "snapshot": ConsoleModel._on_snapshot,
-    "table_removed": ConsoleModel._on_table_removed,
+    "table_removed": ConsoleModel._on_table_removed, "deal_check": ConsoleModel._on_deal_check,
 }

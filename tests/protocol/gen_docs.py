@@ -306,9 +306,10 @@ def kit() -> dict[str, Any]:
                  "admin credential " + examples.ADMIN_CREDENTIAL + " and kicks bob. "
                  "'password_login' and 'private_table' (1.2): the proofs of sections 3.1 "
                  "and 6.1, with the secrets, salts, rounds and nonces they were made from. "
-                 "See docs/protocol.md, 'Conformance kit'.",
+                 "'deals' (1.2): worked examples of the verifiable shuffle, every "
+                 "intermediate value given. See docs/protocol.md, 'Conformance kit'.",
         "transcript": frames, "admin_transcript": admin, "valid": valid,
-        "invalid": hostile_cases(),
+        "invalid": hostile_cases(), "deals": examples.deal_examples(),
         "password_login": {
             "password": examples.HALL_PASSWORD, "salt": examples.HALL_SALT,
             "iterations": examples.EXAMPLE_ITERATIONS, "nonces": examples.NONCES,
