@@ -64,6 +64,9 @@ def test_the_form_makes_an_invite_only_table_and_the_lobby_shows_a_lock(
                      what="the new table")
         table, code = next(iter(p.h.session.invites.items()))
         await p.wait(lambda: code in p.screen(), what="the code shown")
+        # the form's Enter creates the table, then sits: wait for the seat (which shows
+        # the table again) before going back to the lobby
+        await p.wait(lambda: "you sit in seat 0" in p.screen(), what="the seat")
         await p.wait(lambda: table in p.h.session.lobby, what="the table's summary")
         info = p.h.session.lobby[table]
         assert info.lock is not None and info.lock.invite and not info.lock.watch_code
