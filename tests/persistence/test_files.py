@@ -4,11 +4,11 @@ and leaves no half-written file behind; an older schema is migrated."""
 from __future__ import annotations
 
 import contextlib
-import itertools
+import logging
 import os
 import sqlite3
 import subprocess
-import time
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -197,46 +197,64 @@ async def test_the_wal_stays_bounded_under_steady_commits(tmp_path: Path,
     assert sizes[-1] < 3 * WAL_SIZE_LIMIT, sizes
 
 
-async def test_a_lock_held_by_another_program_does_not_stall_the_server(tmp_path: Path
-                                                                        ) -> None:
+async def test_a_lock_held_by_another_program_does_not_stall_the_server(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A commit that meets another program's write lock waits for it in a worker thread:
-    the event loop keeps running, and the commit lands once the lock is released."""
+    the event loop keeps running, and the commit lands once the lock is released. Counted
+    in turns of the loop, not in seconds: this task takes turn after turn while the commit
+    waits, and it is this task that releases the lock (a commit waiting on the loop would
+    never let it)."""
     path = str(tmp_path / "locked.sqlite3")
     journal = await Journal.open(Settings(data=path))
     other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    ticks: list[float] = []
+    guard = threading.Lock()
+    released_by: list[str] = []
 
-    async def ticker() -> None:
-        while True:
-            ticks.append(trio.current_time())
-            await trio.sleep(0.01)
+    def release(by: str) -> None:
+        with guard:
+            if not released_by:
+                released_by.append(by)
+                other.execute("COMMIT")
 
+    # Only a hang's end: a commit that blocked the loop for good is freed after a minute,
+    # and the test then fails on who released the lock.
+    backstop = threading.Timer(60, release, ("the backstop",))
+    committed = trio.Event()
+
+    async def commit() -> None:
+        await journal._submit([("INSERT INTO players (id, name, kind, token_digest) "
+                                "VALUES (1, 'ada', 'person', ?)", ("0" * 32,))])
+        committed.set()
+
+    caplog.set_level(logging.INFO, logger="rummyhall.journal")
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(journal.run)
-            nursery.start_soon(ticker)
             other.execute("BEGIN IMMEDIATE")  # another program takes the write lock
-            nursery.start_soon(trio.to_thread.run_sync, _release_later, other, 0.4)
-            started = trio.current_time()
-            await journal._submit([("INSERT INTO players (id, name, kind, token_digest) "
-                                    "VALUES (1, 'ada', 'person', ?)", ("0" * 32,))])
-            assert trio.current_time() - started >= 0.35  # it waited for the lock
+            backstop.start()
+            nursery.start_soon(commit)
+            turns = 0
+            while "locked by another program" not in caplog.text:  # the commit met it
+                assert turns < 100_000, "the commit never tried to write"
+                await trio.sleep(0)
+                turns += 1
+            for _ in range(1_000):  # the loop runs while the commit waits in its thread
+                await trio.sleep(0)
+            assert not committed.is_set()  # it waits for the lock
+            release("the test")
+            with trio.fail_after(60):  # (a hang guard: the commit lands at once)
+                await committed.wait()
             nursery.cancel_scope.cancel()
     finally:
+        backstop.cancel()
         other.close()
         journal.close()
-    gaps = [b - a for a, b in itertools.pairwise(ticks)]
-    assert max(gaps) < 0.2  # the loop never stood still while the commit waited
+    assert released_by == ["the test"]
     store = Store.open(path)
     try:
         assert store.reader.execute("SELECT name FROM players").fetchone()[0] == "ada"
     finally:
         store.close()
-
-
-def _release_later(conn: sqlite3.Connection, seconds: float) -> None:
-    time.sleep(seconds)
-    conn.execute("COMMIT")
 
 
 def test_one_server_per_data_file(tmp_path: Path) -> None:
