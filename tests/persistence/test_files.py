@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import resource
+import signal
 import sqlite3
 import subprocess
 import threading
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from persistence_helpers import run_serve
 
 from rummyhall.cli import main
@@ -119,7 +122,29 @@ def mounted(path: Path, options: str) -> Iterator[None]:
         subprocess.run(["umount", str(path)], check=False)
 
 
+def _small_files() -> None:
+    """In the child: no file may grow past 8 KiB (a write past it fails with EFBIG, as
+    one on a full disk fails with ENOSPC), and SIGXFSZ does not kill it."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+
+
+def test_a_write_that_fails_at_start(tmp_path: Path) -> None:
+    """The data file cannot grow (a file size limit: any user can set one): the server
+    refuses to start in one line naming the file, and leaves nothing half-written."""
+    disk = tmp_path / "small"
+    disk.mkdir()
+    data = disk / "hall.sqlite3"
+    done = run_serve(data, preexec_fn=_small_files)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert str(data) in lines[0] and "I/O error" in lines[0], lines[0]
+    assert not list(disk.iterdir())
+
+
 def test_a_full_disk_at_start(tmp_path: Path) -> None:
+    """The same on a real full disk (a tiny tmpfs: only where the test may mount one;
+    test_a_write_that_fails_at_start covers the path for everyone)."""
     if os.geteuid() != 0:
         pytest.skip("mounting a tiny tmpfs needs root")
     disk = tmp_path / "tiny"
@@ -242,7 +267,7 @@ async def test_a_lock_held_by_another_program_does_not_stall_the_server(
                 await trio.sleep(0)
             assert not committed.is_set()  # it waits for the lock
             release("the test")
-            with trio.fail_after(60):  # (a hang guard: the commit lands at once)
+            with trio.fail_after(HANG_GUARD):  # (the commit lands at once)
                 await committed.wait()
             nursery.cancel_scope.cancel()
     finally:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from persistence_helpers import FAST, ask
 from trio.testing import wait_all_tasks_blocked
 
@@ -27,8 +28,6 @@ from rummyhall.protocol import (
 from rummyhall.rules import new_game
 from rummyhall.server import Hall
 from rummyhall.server.journal import action_from_json
-
-HANG_GUARD = 300  # seconds: a hang ends here; the waits themselves are for events
 
 
 @asynccontextmanager

@@ -82,8 +82,8 @@ def test_the_host_guides_settings_table_states_every_default() -> None:
     for name, written in rows.items():
         default = DEFAULTS[name]
         value = _doc_value(written)
-        assert value == default and type(value) is type(default) or (
-            isinstance(default, float) and value == default), (name, written, default)
+        assert value == default, (name, written, default)
+        assert type(value) is type(default) or isinstance(default, float), (name, written)
 
 
 _UNITS = {"bytes": 1, "s": 1, "KiB": 1024, "MiB": 1024 ** 2, "h": 3600, "/s": 1}

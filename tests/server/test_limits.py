@@ -171,8 +171,8 @@ async def test_a_client_that_reads_late_gets_every_reply_whole_and_in_order(
         requests = 60  # each reply lists 40 tables: about 400 KiB in all (within the bound)
         await raw.send_bytes(b"".join(raw.conn.send(ListTables(id=n))
                                       for n in range(requests)))
-        await trio.sleep(0.5)  # not reading: the server's socket buffer fills, the rest waits
-        assert session._unsent  # bytes wait for the socket
+        # not reading: the server's socket buffer fills, the rest waits for the socket
+        await wait_for(lambda: session._unsent)
         ids: list[int | str | None] = []
         while len(ids) < requests:
             message = await raw.receive()
@@ -212,7 +212,7 @@ async def test_names_are_unique_and_a_token_replaces_the_old_session(hall: Hall)
         welcome = await raw.receive()
         assert isinstance(welcome, Welcome) and welcome.session.resumed
         assert welcome.session.player == ada.player_id
-        await wait_for(lambda: ada.closed_reason is not None, timeout=5)
+        await wait_for(lambda: ada.closed_reason is not None)
         assert ada.closed_reason is not None and ada.closed_reason.code == "session_replaced"
         # the new connection is the player's now, and it works
         await raw.send(Ping(id=1))
@@ -292,9 +292,8 @@ async def test_a_player_with_nothing_to_come_back_to_is_forgotten(hall: Hall) ->
     while not isinstance(await sitter.receive(), Ok):
         pass
     await sitter.aclose()  # the connection drops: the seat is held
-    await wait_for(lambda: not any(p.connected for p in hall.lobby.players.connected()),
-                   timeout=5)
-    await trio.sleep(0.1)  # the lobby has heard of both
+    await wait_for(lambda: not any(p.connected for p in hall.lobby.players.connected()))
+    await trio.testing.wait_all_tasks_blocked()  # (the server runs here: the lobby knows)
     assert hall.lobby.forget_stale(trio.current_time() + 3500) == 0  # an hour, not less
     assert hall.lobby.forget_stale(trio.current_time() + 3601) == 1
     assert hall.lobby.players.by_token(token) is None
