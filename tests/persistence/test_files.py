@@ -195,7 +195,8 @@ async def test_the_wal_stays_bounded_under_steady_commits(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
     """Commits land during every passive checkpoint; the WAL is still emptied, so its
-    file stops growing (back-to-back commits for 3 s, checkpoints every 0.05 s)."""
+    file stops growing (back-to-back commits of 40,000 rows, and on until 20 checkpoints,
+    every 0.05 s, have run: bounded by the work, not by the clock)."""
     monkeypatch.setattr(journal_module, "CHECKPOINT_SECONDS", 0.05)
     monkeypatch.setattr(journal_module, "WAL_PAGES", 100)
     path = str(tmp_path / "busy.sqlite3")
@@ -205,8 +206,8 @@ async def test_the_wal_stays_bounded_under_steady_commits(tmp_path: Path,
         async with trio.open_nursery() as nursery:
             await nursery.start(journal.run)
             n = 0
-            end = trio.current_time() + 3
-            while trio.current_time() < end:
+            while n < 40_000 or journal.checkpoints < 20:
+                assert n < 1_000_000, "the checkpoints never ran"
                 await journal._submit([(
                     "INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?)",
                     (n + k, "p" * 500, "bot", f"{n + k:032x}")) for k in range(1, 21)])
@@ -216,9 +217,11 @@ async def test_the_wal_stays_bounded_under_steady_commits(tmp_path: Path,
             nursery.cancel_scope.cancel()
     finally:
         journal.close()
-    assert journal.checkpoints >= 20 and len(sizes) >= 5
+    assert journal.checkpoints >= 20 and len(sizes) >= 20
     # without the held-back checkpoint the WAL never starts again: it grows with every
-    # commit (to hundreds of megabytes here); with it, it shrinks back to the size limit
+    # commit; with it, it starts again at each checkpoint, so it stops growing (and it
+    # shrinks back to the size limit past that)
+    assert sizes[-1] <= 2 * max(sizes[:len(sizes) // 2]), sizes
     assert sizes[-1] < 3 * WAL_SIZE_LIMIT, sizes
 
 

@@ -100,6 +100,8 @@ async def test_seq_never_goes_back_across_restarts(tmp_path: Path, recorder: Rec
                         with contextlib.suppress(ClientError):
                             await ada.act(table, bot.choose(view, state.legal))
                         continue
+                    # (a poll interval, not a bound: after a restart no update may come
+                    # until the client looks at its table again)
                     with trio.move_on_after(0.5):
                         await ada.next_update()
     finally:
