@@ -18,6 +18,7 @@ from rummyhall.server.config import setting_fields
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PROTOCOL = (DOCS / "protocol.md").read_text(encoding="utf-8")
 SERVER = (DOCS / "server.md").read_text(encoding="utf-8")
+README = (DOCS.parent / "README.md").read_text(encoding="utf-8")
 
 DEFAULTS: dict[str, Any] = {f.name: f.default for f in setting_fields()}
 BOUNDS = {f.name: (f.metadata["low"], f.metadata["high"]) for f in setting_fields()}
@@ -138,3 +139,9 @@ def test_the_protocol_doc_states_the_defaults() -> None:
     ]
     for phrase in phrases:
         assert phrase in PROTOCOL, phrase
+
+
+def test_the_readme_states_the_default_port() -> None:
+    assert f"port {L.DEFAULT_PORT}," in README and f"[--port {L.DEFAULT_PORT}]" in README
+    assert f"rummyhall serve                      # every interface, port {L.DEFAULT_PORT}" \
+        in SERVER
