@@ -411,6 +411,27 @@ async def test_an_action_refused_unread_is_followed_by_a_fresh_your_turn(hall: H
     await raw.aclose()
 
 
+async def test_a_bad_frame_that_is_no_action_brings_no_fresh_your_turn(hall: Hall) -> None:
+    """Only an action refused unread is prompted again: a chat line refused the same way
+    at the player's turn gets its error, and nothing more (the next thing is a pong)."""
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("ada")
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    await raw.send(AddBot(table=1, seat=1, strategy="simple", id=2))
+    await raw.send(Join(table=1, seat=0, id=3))
+    await raw.send(Start(table=1, id=4))
+    while not isinstance(await raw.receive(), YourTurn):
+        pass
+    body = msgpack.packb({"type": "say", "text": 7, "id": 9})  # a number for the text
+    await raw.send_bytes(len(body).to_bytes(4, "big") + body)
+    await raw.send(Ping(id=10))
+    after = [await raw.receive(), await raw.receive()]
+    assert isinstance(after[0], Error) and after[0].code == "bad_message" and after[0].id == 9
+    assert isinstance(after[1], Pong) and after[1].id == 10
+    await raw.aclose()
+
+
 @pytest.mark.parametrize("settings", [with_settings(house_delay=0.05)])
 async def test_a_player_who_left_may_watch_but_not_act_until_it_joins_again(
         hall: Hall) -> None:
