@@ -155,3 +155,12 @@ def test_a_long_stream_is_decoded_whole_and_its_buffer_stays_small() -> None:
     assert got == list(range(6_000))
     assert decoder.buffered == 0
     assert largest < 65_536 + 2 * 4_093 + 1_024, largest
+    # the same stream in one piece (kept as it came, not copied) but for a partial tail
+    decoder.feed(data[:-3])
+    got = []
+    while (body := decoder.next_frame()) is not None:
+        got.append(msgpack.unpackb(body)["n"])
+    decoder.feed(data[-3:])
+    while (body := decoder.next_frame()) is not None:
+        got.append(msgpack.unpackb(body)["n"])
+    assert got == list(range(6_000)) and decoder.buffered == 0
