@@ -50,7 +50,8 @@ class Target:
 
 SERVER_GUARDS = ("tests/server/test_limits.py", "tests/server/test_abuse.py")
 GUARD_TESTS = ("bad_frames or hostile or unknown_types or flood or refused_unread or "
-               "names_are_unique or read_path or big_reply")
+               "names_are_unique or read_path or big_reply or handshake_and_idle or "
+               "trickled")
 PROTOCOL = ("tests/protocol/test_protocol_framing.py", "tests/protocol/test_protocol_hostile.py",
             "tests/protocol/test_protocol_edges.py",
             "tests/protocol/test_protocol_connection.py")
