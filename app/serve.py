@@ -65,6 +65,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             key = credential_path(settings)
             where = os.path.abspath(key) if key else "none (no data directory)"
             print(f"Admin credential: {where} (rummyhall admin reads it)", flush=True)
+            if settings.password:
+                print("This hall has a password: players log in with it (rummyhall play "
+                      "asks for it; rummyhall bot --password)", flush=True)
 
         async with trio.open_nursery() as nursery:
             port = await nursery.start(partial(serve_until_signalled, settings, hall=hall))

@@ -129,7 +129,9 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
                   house_bots: str | None = None, games: int = 1,
                   token: str | None = None,
                   on_result: Callable[[GameResult], object] | None = None,
-                  tls: ServerTrust | None = None) -> list[GameResult]:
+                  tls: ServerTrust | None = None,
+                  password: str | None = None, code: str | None = None
+                  ) -> list[GameResult]:
     """Connect and play ``games`` games; return how each ended.
 
     Without ``table``, the bot creates a table of ``game`` with ``options``, sits in seat
@@ -137,10 +139,11 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
     default when None), and starts. With ``table``, it joins that table (``seat`` or the
     first free one) and plays the games its creator starts. ``on_result`` hears each
     game's end as it comes. With ``tls`` it connects over TLS and checks the server as
-    that :class:`~rummyhall.client.trust.ServerTrust` says.
+    that :class:`~rummyhall.client.trust.ServerTrust` says. ``password`` logs in to a hall
+    that has one; ``code`` is the password or invite code of a private ``table``.
     """
     async with open_session(host, port, name=name or bot.name, kind="bot",
-                            token=token, tls=tls) as session:
+                            token=token, tls=tls, password=password) as session:
         await session.set_lobby_updates(False)  # a bot needs its own table's updates only
         if table is None:
             seats = players or GAMES[game].min_players
@@ -151,7 +154,7 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
             await session.start(table)
             return await play_table(session, table, bot, restart=True, games=games,
                                     on_result=on_result)
-        await session.join(table, seat)
+        await session.join(table, seat, code=code)
         return await play_table(session, table, bot, games=games, on_result=on_result)
 
 

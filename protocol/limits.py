@@ -51,6 +51,8 @@ NONCE_LEN: Final = 32  # the welcome's nonce: 128 bits as lowercase hex
 PROOF_LEN: Final = 64  # an HMAC-SHA256 as lowercase hex
 MAX_BAN_SECONDS: Final = 31_536_000 * 10  # a ban lasts at most ten years (or until lifted)
 MAX_BANS: Final = 1_000  # bans a server holds at once (a bans reply lists them all)
+DEAL_HEX: Final = 64  # a deal's secret, contributions and commitments: 32 bytes as hex
+MAX_CONTRIBUTION_MS: Final = 30_000  # the longest window for contributions a server gives
 
 # ---------------------------------------------------------------- server defaults
 MESSAGES_PER_SECOND: Final = 100

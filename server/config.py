@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rummyhall.bots import STRATEGIES
+from rummyhall.protocol import ProofError, Verifier
 from rummyhall.protocol.limits import (
     BURST,
     DEFAULT_PORT,
@@ -35,6 +36,7 @@ from rummyhall.protocol.limits import (
     MIN_FRAME_LIMIT,
     TURN_SECONDS,
 )
+from rummyhall.protocol.proofs import KDF
 
 ENV_PREFIX = "RUMMYHALL_"
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -45,8 +47,8 @@ class ConfigError(ValueError):
 
 
 def _s(default: Any, meaning: str, *, low: float | None = None, high: float | None = None,
-       choices: tuple[str, ...] = ()) -> Any:
-    return field(default=default,
+       choices: tuple[str, ...] = (), secret: bool = False) -> Any:
+    return field(default=default, repr=not secret,
                  metadata={"meaning": meaning, "low": low, "high": high, "choices": choices})
 
 
@@ -57,6 +59,10 @@ class Settings:
     host: str = _s("0.0.0.0", "address to listen on (0.0.0.0: every interface)")
     port: int = _s(DEFAULT_PORT, "TCP port", low=0, high=65_535)
     name: str = _s("Rummy Hall", "the server's name, shown to players and in the LAN beacon")
+    password: str = _s("", "the hall's password (empty: none): a client must prove it before "
+                           "anything else; better, the verifier `rummyhall hall-key` prints, "
+                           "which keeps its salt across restarts (docs/server.md, 'Running a "
+                           "private hall')", secret=True)
     data: str = _s("", "the SQLite data file (empty: the per-user data directory; "
                        "':memory:' keeps nothing after the server stops)")
     journal: bool = _s(True, "journal every action in the data file (--no-journal: no "
@@ -117,6 +123,10 @@ class Settings:
                                  "to follow)", low=0, high=60)
     update_interval: float = _s(0.1, "seconds the lobby gathers table changes before it "
                                      "tells every client", low=0, high=60)
+    contribution_seconds: float = _s(2.0, "seconds from a shuffle's announcement during "
+                                          "which it may wait for the seats' contributions "
+                                          "(verifiable deals); 0: none is waited for",
+                                     low=0, high=30)
     hand_pause: float = _s(2.0, "seconds between the end of a hand and the next deal",
                            low=0, high=60)
     stand_in: str = _s("strong", "strategy of the house bots: the default for add_bot, and "
@@ -200,6 +210,12 @@ def _coerce(name: str, value: object, source: str) -> object:
         if (low is not None and result < low) or (high is not None and result > high):
             raise ConfigError(f"{source}: setting {name!r} = {result} is out of range "
                               f"{low}..{high}")
+    if name == "password" and isinstance(result, str) and result.startswith(KDF + "$"):
+        try:
+            Verifier.parse(result)
+        except ProofError as exc:
+            raise ConfigError(f"{source}: setting 'password' is not a usable verifier: "
+                              f"{exc}") from None
     if meta["choices"] and result not in meta["choices"]:
         raise ConfigError(f"{source}: setting {name!r} must be one of "
                           f"{', '.join(meta['choices'])}, not {result!r}")

@@ -43,7 +43,7 @@ else:
     import fcntl
 
 APPLICATION_ID = 0x52484C31  # "RHL1": marks the file as a Rummy Hall database
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SYNCHRONOUS = "NORMAL"  # the default; "FULL" with the fsync setting
 EXPORT_FORMAT = "rummyhall-game"
 EXPORT_VERSION = 1
@@ -181,7 +181,7 @@ def name_key(name: str) -> str:
 
 # Each step runs in the migration's transaction: an SQL script, or Python for what SQL
 # cannot do (SQLite has no SHA-256). 1 -> 2 added the ratings table; 2 -> 3: see
-# _migrate_to_3; 3 -> 4 added the host's admin log and bans.
+# _migrate_to_3; 3 -> 4 added the host's admin log and bans; 4 -> 5 the tables' locks.
 MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     1: """
     CREATE TABLE players (
@@ -255,6 +255,13 @@ MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
         reason TEXT NOT NULL,
         since REAL NOT NULL                -- Unix time
     );
+    """,
+    # 4 -> 5: a private table's lock (its code's verifier and what needs the code; never
+    # the code itself), JSON, NULL for an open table; and which games were played at a
+    # private table (the history shows them to their players only).
+    5: """
+    ALTER TABLE tables ADD COLUMN lock TEXT;
+    ALTER TABLE games ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
     """,
 }
 
@@ -598,12 +605,17 @@ class Store:
         return [json.loads(r[0]) for r in rows]
 
     def games(self, *, limit: int = 20, before: int | None = None, name: str | None = None,
-              finished_only: bool = True) -> list[dict[str, Any]]:
+              finished_only: bool = True, viewer: int | None = None) -> list[dict[str, Any]]:
         """Recent games, newest first, as summaries: at most ``limit``, numbered below
-        ``before``, where ``name`` sat (any case). Filtered, ordered and limited by SQLite
-        on its indexes (games_by_state, game_names), whatever the number of games."""
+        ``before``, where ``name`` sat (any case); with ``viewer`` (a player's id), only
+        the games of private tables where that player sat. Filtered, ordered and limited
+        by SQLite on its indexes (games_by_state, game_names), whatever the number of
+        games."""
         where: list[str] = []
         params: list[Any] = []
+        if viewer is not None:
+            where.append(PRIVATE_FILTER)
+            params.append(viewer)
         if name is not None:
             sql = f"SELECT {SUMMARY_COLUMNS} FROM game_names n JOIN games g ON g.id = n.game"
             where.append("n.name_key = ?")
@@ -634,6 +646,7 @@ class Store:
                 return None
             actions = self._journal(game_id)
         return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, **_summary(row),
+                "private": bool(row["private"]),
                 "first_dealer": row["first_dealer"], "seeded": bool(row["seeded"]),
                 "hands": json.loads(row["hands"]) if row["hands"] else [],
                 "actions": actions}
@@ -703,6 +716,9 @@ class Store:
 
 # A summary's columns: the hands counted by SQLite, not decoded here (the GIL is free
 # meanwhile, and the server's event loop runs).
+PRIVATE_FILTER = ("(g.private = 0 OR EXISTS (SELECT 1 FROM json_each(g.seating) "
+                  "WHERE json_extract(value, '$.player') = ?))")
+"""A game a player may see: not of a private table, or one where that player sat."""
 SUMMARY_COLUMNS = ("g.id, g.table_id, g.game, g.options, g.state, g.seating, g.started, "
                    "g.finished, g.winners, g.totals, json_array_length(g.hands) AS hands_scored")
 

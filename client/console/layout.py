@@ -95,6 +95,11 @@ def seat_fragments(model: ConsoleModel, table: int) -> Fragments:
     return out
 
 
+def lock_mark(info: TableInfo) -> str:
+    """🔒 for a private table (a password or an invite code needed to sit), else blank."""
+    return "🔒" if info.lock is not None else "  "
+
+
 def lobby_text(model: ConsoleModel) -> Fragments:
     out: Fragments = [("class:heading", f" Tables on {model.source.server_name or 'the server'}"
                        f"  ·  you are {model.source.name}\n\n")]
@@ -109,7 +114,7 @@ def lobby_text(model: ConsoleModel) -> Fragments:
         title = GAME_TITLES.get(info.game, info.game)
         out.append((style, f" {pointer} #{info.table:<3} {title:<15} {info.state:<8}"))
         out.append(("class:me" if mine else "", " *" if mine else "  "))
-        out.append(("", " "))
+        out.append(("", f" {lock_mark(info)} "))
         out.extend(seat_fragments(model, info.table))
         out.append(("", "\n"))
         timer = f"{info.turn_seconds}s per turn, " if info.turn_seconds else ""
@@ -118,6 +123,8 @@ def lobby_text(model: ConsoleModel) -> Fragments:
                     f"{options_summary(info.game, info.options, model.defaults(info.game))}"
                     f"{watchers}; by {info.creator_name}\n"))
     out.append(("", "\n"))
+    if any(info.lock is not None for info in tables):
+        out.append(("class:dim", "  🔒 private: :join TABLE CODE (or :watch TABLE CODE)\n"))
     out.append(("class:dim", "  Enter open · j join · w watch · n new table\n"
                 "  b add bot · g start · r refresh · ? help\n"))
     return out

@@ -22,6 +22,7 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from rummyhall.client.credentials import HallCredential
 from rummyhall.client.session import ClientError, Session, open_session
 from rummyhall.client.trust import ServerTrust
 from rummyhall.protocol.limits import PING_SECONDS
@@ -51,6 +52,8 @@ class ConsoleOptions:
     #: The host's admin credential: the console logs in with it and has the host's
     #: commands (see .admin); None: a player's console.
     admin_credential: str | None = field(default=None, repr=False)
+    #: The hall's password (or keys derived from it), for a hall that has one.
+    password: HallCredential | None = None
 
 
 @dataclass
@@ -111,7 +114,7 @@ async def run_console(options: ConsoleOptions, *, input: Input | None = None,
 
     async def trio_main() -> None:
         async with open_session(options.host, options.port, name=options.name,
-                                token=options.token,
+                                token=options.token, password=options.password,
                                 reconnect_seconds=options.reconnect_seconds,
                                 tls=options.tls) as session:
             if options.on_token and session.token:

@@ -13,7 +13,7 @@ import trio
 from prompt_toolkit.data_structures import Size
 
 from rummyhall.cli import main
-from rummyhall.client import RequestRefused, ServerClosed, Session, Update
+from rummyhall.client import DealVerdict, RequestRefused, ServerClosed, Session, Update
 from rummyhall.client.console.controller import COMMANDS, Controller
 from rummyhall.client.console.layout import CHROME, KEY_HELP, help_pages, main_text, seat_fragments
 from rummyhall.client.console.model import (
@@ -42,6 +42,7 @@ from rummyhall.rules import (
     parse_cards,
     seat_view,
 )
+from rummyhall.rules.fair_deal import DealCheck
 
 
 def gin_view(cards: str) -> SeatView:
@@ -322,3 +323,23 @@ def test_the_last_hand_says_which_seats_were_not_shown() -> None:
     lines = showdown_lines(show, None, 0)
     assert "[3♣ 4♣ 5♣]" in lines[0] and "= 10" in lines[1]
     assert lines[2].endswith("cards not shown") and lines[3].endswith("not dealt in")
+
+
+def test_each_checked_shuffle_shows_its_mark_and_a_failed_one_a_loud_warning() -> None:
+    state = SimpleNamespace(view=gin_view("2c 9d Kh"), seat=0, info=None, move=3)
+    model = ConsoleModel(SimpleNamespace(tables={1: state}, lobby={}))
+    model.open_table(1)
+    good = DealVerdict(1, "deal", DealCheck(True, checked=12, mine_used=True))
+    model.on_update(Update("deal_check", 1, good))
+    assert model.log[-1].kind == "info" and "✓ hand 1: deal verified, 12 cards" in \
+        model.log[-1].text
+    assert "WARNING" not in (model.banner or "")
+    bad = DealVerdict(2, "deal", DealCheck(False, ("card 3 seen (Kh) is not where the "
+                                                   "revealed shuffle puts it",)))
+    model.on_update(Update("deal_check", 1, bad))
+    assert model.log[-1].kind == "error" and "FAILED" in model.log[-1].text
+    assert model.banner is not None and "WARNING" in model.banner
+    withheld = DealVerdict(3, "rebuild", DealCheck(True, withheld=(1,), checked=2))
+    model.on_update(Update("deal_check", 1, withheld))
+    assert "seat 1 committed and did not reveal" in model.log[-1].text
+    assert "without a contribution of ours" in model.log[-1].text

@@ -12,6 +12,7 @@ import pytest
 import trio
 from hang_guard import HANG_GUARD
 from persistence_helpers import FAST, ask
+from sessions import session_of
 from trio.testing import wait_all_tasks_blocked
 
 from rummyhall.cli import main
@@ -128,7 +129,7 @@ async def test_a_restart_restores_waiting_and_playing_tables(tmp_path: Path) -> 
         assert t.state == "playing" and t.game is not None and t.game.move_number == moves
         assert t.seats[1].house is not None and t.seats[0].absent_since is not None
         async with open_session(port=hall.port, name="ada", token=token) as ada:
-            assert ada.welcome is not None and ada.welcome.session.resumed
+            assert ada.welcome is not None and session_of(ada.welcome).resumed
             with trio.fail_after(HANG_GUARD):
                 while playing not in ada.tables or ada.tables[playing].view is None:
                     await ada.next_update()
@@ -192,7 +193,7 @@ async def test_a_seat_left_before_a_restart_stays_left_and_unwatched(tmp_path: P
         t = hall.lobby.tables[table]
         assert t.seats[0].left and t.seats[0].stand_in is not None
         async with open_session(port=hall.port, name="ada", token=token) as ada:
-            assert ada.welcome is not None and ada.welcome.session.resumed
+            assert ada.welcome is not None and session_of(ada.welcome).resumed
             await ada.ping()  # the hello is handled: the table has her connection queued
             await wait_all_tasks_blocked()  # (the server runs here: the table took it in)
             await ada.ping()  # and anything it sent her has arrived

@@ -13,6 +13,7 @@ import trio.testing
 from fast_settings import with_settings
 from hang_guard import HANG_GUARD
 from players import RawClient, play_seat, wait_for
+from sessions import session_of
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import ServerClosed, open_session
@@ -211,8 +212,8 @@ async def test_names_are_unique_and_a_token_replaces_the_old_session(hall: Hall)
         raw = await RawClient.connect(hall.port)
         await raw.send(Hello(versions=(1,), name="ada", kind="person", token=ada.token))
         welcome = await raw.receive()
-        assert isinstance(welcome, Welcome) and welcome.session.resumed
-        assert welcome.session.player == ada.player_id
+        assert isinstance(welcome, Welcome) and session_of(welcome).resumed
+        assert session_of(welcome).player == ada.player_id
         await wait_for(lambda: ada.closed_reason is not None)
         assert ada.closed_reason is not None and ada.closed_reason.code == "session_replaced"
         # the new connection is the player's now, and it works
@@ -286,7 +287,7 @@ async def test_a_player_with_nothing_to_come_back_to_is_forgotten(hall: Hall) ->
     sitter = await RawClient.connect(hall.port)
     welcome = await sitter.hello("sitter")
     assert isinstance(welcome, Welcome)
-    kept = welcome.session.token
+    kept = session_of(welcome).token
     await sitter.send(CreateTable(game="gin", players=2, id=1))
     created = await sitter.receive()
     assert isinstance(created, Ok) and created.table is not None
@@ -304,7 +305,7 @@ async def test_a_player_with_nothing_to_come_back_to_is_forgotten(hall: Hall) ->
         raw = await RawClient.connect(hall.port)
         await raw.send(Hello(versions=(1,), name=name, kind="person", token=key))
         welcome = await raw.receive()
-        assert isinstance(welcome, Welcome) and welcome.session.resumed is resumed
+        assert isinstance(welcome, Welcome) and session_of(welcome).resumed is resumed
         await raw.aclose()
 
 
@@ -387,7 +388,7 @@ async def test_a_resumed_connection_is_of_the_kind_its_hello_says(hall: Hall) ->
     raw = await RawClient.connect(hall.port)
     await raw.send(Hello(versions=(1,), name="ada", kind="spectator", token=token))
     welcome = await raw.receive()
-    assert isinstance(welcome, Welcome) and welcome.session.resumed
+    assert isinstance(welcome, Welcome) and session_of(welcome).resumed
     await raw.send(CreateTable(game="gin", players=2, id=1))
     reply = await raw.receive()
     assert isinstance(reply, Error) and reply.code == "spectator_only"

@@ -12,6 +12,7 @@ import trio.testing
 from fast_settings import with_settings
 from hang_guard import HANG_GUARD
 from players import RawClient, play_seat, wait_for
+from sessions import session_of
 
 from rummyhall.bots import SimpleBot
 from rummyhall.bots.selfplay import shuffle_for
@@ -488,7 +489,7 @@ async def test_a_resumed_connection_gets_its_snapshot_before_any_event(hall: Hal
             raw.stream.socket.close()  # dropped: the server notices when it reads
             raw = await RawClient.connect(hall.port)
             await raw.send(Hello(versions=(1,), name="eve", kind="person",
-                                 token=welcome.session.token))
+                                 token=session_of(welcome).token))
             assert isinstance(await raw.receive(), Welcome)
             while not isinstance(first := await raw.receive(), (Snapshot, EventMessage)):
                 pass
@@ -523,7 +524,7 @@ async def test_a_resumed_seat_gets_its_snapshot_before_its_turn(
     raw.stream.socket.close()
     raw = await RawClient.connect(hall.port)
     await raw.send(Hello(versions=(1,), name="ada", kind="person",
-                         token=welcome.session.token))
+                         token=session_of(welcome).token))
     assert isinstance(await raw.receive(timeout=30), Welcome)
     while not isinstance(first := await raw.receive(timeout=30),
                          (Snapshot, EventMessage, YourTurn)):
