@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Self, TypeVar, cast, dataclass_transform
 from .limits import (
     BURST,
     DEAL_HEX,
+    GRACE_SECONDS,
     HANDSHAKE_SECONDS,
     IDLE_SECONDS,
     INT_MAX,
@@ -49,6 +50,7 @@ from .limits import (
     MAX_LISTED_TABLES,
     MAX_NAME,
     MAX_PLAYER_ID,
+    MAX_RATE,
     MAX_SEATS,
     MAX_SECONDS,
     MAX_SERVER_FRAME,
@@ -61,6 +63,7 @@ from .limits import (
     PROOF_LEN,
     PROTOCOL,
     TOKEN_LEN,
+    TURN_SECONDS,
 )
 from .payloads import ACTION, EVENT, LEGAL_ACTION, VIEW_SPEC
 from .proofs import KDF, MAX_ITERATIONS, MAX_SALT_BYTES, MIN_SALT_BYTES
@@ -234,9 +237,9 @@ class Limits(Record):
     max_name: int = spec(IntT(1, MAX_NAME), "longest player name (characters)",
                          default=MAX_NAME)
     max_chat: int = spec(IntT(1, MAX_CHAT), "longest chat line (characters)", default=MAX_CHAT)
-    messages_per_second: int = spec(IntT(1, 10_000), "rate bucket refill (frames per second)",
+    messages_per_second: int = spec(IntT(1, MAX_RATE), "rate bucket refill (frames per second)",
                                     default=MESSAGES_PER_SECOND)
-    burst: int = spec(IntT(1, 10_000), "rate bucket size (frames)", default=BURST)
+    burst: int = spec(IntT(1, MAX_RATE), "rate bucket size (frames)", default=BURST)
     handshake_seconds: int = spec(IntT(1, MAX_SECONDS), "time allowed for the hello",
                                   default=HANDSHAKE_SECONDS)
     idle_seconds: int = spec(IntT(1, MAX_SECONDS), "a client silent this long is closed",
@@ -534,10 +537,12 @@ class CreateTable(Message):
     options: Mapping[str, bool | int | str] | None = spec(
         OptT(MapT(ScalarT())), "house rules; the rest take their defaults", default=None)
     turn_seconds: int | None = spec(OptT(SECONDS), "time per decision (0 = no timer); "
-                                                   "default: the server's (0 out of the box)",
+                                                   f"default: the server's ({TURN_SECONDS} out of "
+                                                   "the box)",
                                     default=None)
     grace_seconds: int | None = spec(OptT(SECONDS), "seat held for a disconnected player "
-                                                    "before a house bot plays; default 120",
+                                                    "before a house bot plays; default: the "
+                                                    f"server's ({GRACE_SECONDS} out of the box)",
                                      default=None)
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
     lock: NewLock | None = spec(OptT(RecordT(NewLock)), "a private table with a password: "

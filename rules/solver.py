@@ -1157,10 +1157,9 @@ def best_layoffs(cards: Iterable[int], target_melds: Sequence[Sequence[int]],
     return LayoffResult(own.melds, tuple(layoffs), own.deadwood, own.points)
 
 
-def _optimal_arrangements(hand: tuple[Card, ...], rules: MeldRules,
-                          points: int) -> Iterator[Arrangement]:
-    """Every arrangement of ``hand`` whose deadwood is ``points`` (the least), in a fixed order."""
-    size = len(hand)
+def _melds_by_lowest_card(hand: tuple[Card, ...], rules: MeldRules) -> dict[int, list[int]]:
+    """Every valid meld of ``hand`` as a bit mask of its positions, listed under the
+    position of its lowest card, each list in increasing order of the masks."""
     candidates: set[int] = set()
     wild = [i for i, c in enumerate(hand) if rules.is_wild(c)]
     groups: dict[tuple[str, int], list[int]] = {}
@@ -1178,6 +1177,14 @@ def _optimal_arrangements(hand: tuple[Card, ...], rules: MeldRules,
     by_low: dict[int, list[int]] = {}
     for mask in sorted(candidates):
         by_low.setdefault((mask & -mask).bit_length() - 1, []).append(mask)
+    return by_low
+
+
+def _optimal_arrangements(hand: tuple[Card, ...], rules: MeldRules,
+                          points: int) -> Iterator[Arrangement]:
+    """Every arrangement of ``hand`` whose deadwood is ``points`` (the least), in a fixed order."""
+    size = len(hand)
+    by_low = _melds_by_lowest_card(hand, rules)
     least: dict[int, int] = {}
 
     def rest_deadwood(mask: int) -> int:

@@ -55,7 +55,7 @@ from rummyhall.protocol import (
     keepalive,
 )
 from rummyhall.protocol import Error as ErrorMessage
-from rummyhall.protocol.limits import MINOR
+from rummyhall.protocol.limits import MINOR, REPLY_BYTES_PER_TOKEN
 from rummyhall.protocol.proofs import KDF
 
 from .players import Outbox, Outgoing, Player, Prepared
@@ -73,9 +73,6 @@ log = logging.getLogger("rummyhall.session")
 READ_SIZE = 65_536
 LINGER_SECONDS = 1.0  # a closing connection reads (and drops) what comes for this long
 LINGER_BYTES = 1_048_576  # or this much
-REPLY_BYTES_PER_TOKEN = 4_096
-"""A reply (or a snapshot) costs one more rate token for each whole 4 KiB of it
-(docs/protocol.md, 8)."""
 FEATURES = ("bots", "chat", "lobby_updates", "private_tables", "resume", "spectators",
             "turn_timers")
 """The optional abilities a welcome announces (docs/protocol.md, section 3); a server

@@ -336,44 +336,22 @@ class Store:
         """
         path = data_path(setting)
         memory = path == MEMORY
-        existed = memory or (os.path.exists(path) and os.path.getsize(path) > 0)
-        if not memory:
-            if not existed and not create:
-                raise StoreError(f"{path}: no such data file")
-            if os.path.isdir(path):
-                raise StoreError(f"{path} is a directory, not a data file")
-            if existed:
-                cls._check_header(path)
-            else:
-                _make_directory(Path(path).parent, path)
+        existed = cls._existing(path, create=create)
         lock = _server_lock(path) if exclusive and not memory else None
         conn: sqlite3.Connection | None = None
         try:
-            if not existed and not memory:
+            if not existed:
                 _create_private(path)
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            conn.row_factory = sqlite3.Row
-            if max_pages is not None:  # tests: a "disk" this small is full
-                conn.execute(f"PRAGMA max_page_count = {int(max_pages)}")
-            store = cls(conn, path)
-            store._prepare(fresh=not existed, synchronous="FULL" if fsync else SYNCHRONOUS)
-            if not autocheckpoint:
-                conn.execute("PRAGMA wal_autocheckpoint = 0")
-                # each time the WAL starts again, a file grown past this shrinks back
-                conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
+            store = cls._configured(conn, path, fresh=not existed, max_pages=max_pages,
+                                    fsync=fsync, autocheckpoint=autocheckpoint)
             store._lock, lock = lock, None  # the store holds it from here
             return store
         except StoreError:
-            if conn is not None:
-                conn.close()
-            if not existed:
-                _remove_quietly(path)
+            _abandon(conn, path, existed)
             raise
         except (sqlite3.Error, OSError) as exc:
-            if conn is not None:
-                conn.close()
-            if not existed:
-                _remove_quietly(path)
+            _abandon(conn, path, existed)
             if isinstance(exc, OSError):
                 raise StoreError(f"cannot create {path}: {exc.strerror or exc}; is its "
                                  f"directory writable? Give another --data file") from None
@@ -381,6 +359,39 @@ class Store:
         finally:
             if lock is not None:  # not handed to a store: nothing was opened
                 _release(lock, path)
+
+    @classmethod
+    def _existing(cls, path: str, *, create: bool) -> bool:
+        """True if ``path`` is a data file already (its header checked; an in-memory
+        store counts as one); for a new file, make its directory. :class:`StoreError` if
+        the file cannot be used, or is missing and ``create`` is false."""
+        if path == MEMORY:
+            return True
+        existed = os.path.exists(path) and os.path.getsize(path) > 0
+        if not existed and not create:
+            raise StoreError(f"{path}: no such data file")
+        if os.path.isdir(path):
+            raise StoreError(f"{path} is a directory, not a data file")
+        if existed:
+            cls._check_header(path)
+        else:
+            _make_directory(Path(path).parent, path)
+        return existed
+
+    @classmethod
+    def _configured(cls, conn: sqlite3.Connection, path: str, *, fresh: bool,
+                    max_pages: int | None, fsync: bool, autocheckpoint: bool) -> Store:
+        """The store over a new connection: its schema created or migrated, its pragmas set."""
+        conn.row_factory = sqlite3.Row
+        if max_pages is not None:  # tests: a "disk" this small is full
+            conn.execute(f"PRAGMA max_page_count = {int(max_pages)}")
+        store = cls(conn, path)
+        store._prepare(fresh=fresh, synchronous="FULL" if fsync else SYNCHRONOUS)
+        if not autocheckpoint:
+            conn.execute("PRAGMA wal_autocheckpoint = 0")
+            # each time the WAL starts again, a file grown past this shrinks back
+            conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
+        return store
 
     @classmethod
     def open_for_reading(cls, setting: str) -> Store:
@@ -897,6 +908,14 @@ def _release(lock: IO[bytes], path: str) -> None:
         with contextlib.suppress(OSError):
             os.remove(lock_path)
     lock.close()
+
+
+def _abandon(conn: sqlite3.Connection | None, path: str, existed: bool) -> None:
+    """A file that could not be opened: close its connection; remove it if it is new."""
+    if conn is not None:
+        conn.close()
+    if not existed:
+        _remove_quietly(path)
 
 
 def _remove_quietly(path: str) -> None:

@@ -25,6 +25,7 @@ from prompt_toolkit.output import Output
 from rummyhall.client.credentials import HallCredential
 from rummyhall.client.session import ClientError, Session, open_session
 from rummyhall.client.trust import ServerTrust
+from rummyhall.protocol.limits import PING_SECONDS
 
 from . import admin
 from .app import build_app
@@ -93,7 +94,7 @@ async def _keepalive(session: Session) -> None:
     """Ping now and then so that a long think is not taken for an idle client."""
     while True:
         limits = session.welcome.limits if session.welcome is not None else None
-        await trio.sleep(max(1, limits.ping_seconds if limits is not None else 30))
+        await trio.sleep(max(1, limits.ping_seconds if limits is not None else PING_SECONDS))
         try:
             await session.ping()
         except (ClientError, trio.TooSlowError) as exc:

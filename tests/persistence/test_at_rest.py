@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from persistence_helpers import Server, free_port, run_serve, serving
 from sessions import session_of
 
@@ -129,7 +130,7 @@ async def test_a_version_2_file_has_its_plain_tokens_replaced_by_digests(tmp_pat
         async with open_session(port=hall.port, name="p1", token=tokens[0]) as p1:
             assert p1.welcome is not None and session_of(p1.welcome).resumed
             assert p1.player_id == 1
-            with trio.fail_after(10):
+            with trio.fail_after(HANG_GUARD):
                 while 1 not in p1.tables:
                     await p1.next_update()
 

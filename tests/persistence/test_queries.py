@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from persistence_helpers import serving
 from sessions import session_of
 
@@ -147,7 +148,7 @@ async def _play_against_a_house_bot(session: Session) -> None:
     await session.add_bot(table, 1, "simple")
     await session.start(table)
     bot = make_strategy("simple")
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_GUARD):
         while True:
             state = session.tables[table]
             if state.view is not None and state.view.phase == "game_over":

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from hang_guard import HANG_GUARD
 
 from rummyhall.bots import SimpleBot, Strategy, StrongBot, make_strategy
 from rummyhall.bots.selfplay import shuffle_for
@@ -77,7 +78,7 @@ async def _serve_until(data: Path, stop: Callable[[Hall], bool]) -> None:
     hall = Hall(dataclasses.replace(FAST, data=str(data)))
     async with trio.open_nursery() as nursery:
         await nursery.start(hall.serve)
-        with trio.fail_after(60):
+        with trio.fail_after(HANG_GUARD):
             while not stop(hall):
                 await trio.sleep(0.005)
         hall.stop()
@@ -124,7 +125,7 @@ async def test_restored_house_bots_decide_as_bots_that_never_stopped(tmp_path: P
                 await host.watch(table)  # (the table stays while the bots play)
                 await host.start(table)
                 tables.append(hall.lobby.tables[table])
-            with trio.fail_after(60):
+            with trio.fail_after(HANG_GUARD):
                 while any(t.game is None or t.game.move_number < 12 for t in tables):
                     await trio.sleep(0.005)
             cut = {t.id: t.game.hand_no for t in tables if t.game is not None}

@@ -21,7 +21,7 @@ import pytest
 import trio
 import trio.testing
 from fast_settings import FAST
-from players import RawClient
+from players import RawClient, wait_for
 from sessions import session_of
 
 from rummyhall.protocol import (
@@ -263,9 +263,7 @@ async def test_a_kicked_player_is_told_and_comes_back_with_its_token(tmp_path: P
         # seat "bot": a house bot plays at once; bob resumes, then joins to take it back
         assert await admin.ask(AdminKick(name="bob", seat="bot", id=2)) == Ok(id=2)
         await back.receive_until_closed()
-        with trio.fail_after(5):
-            while hall.lobby.tables[table].seats[1].stand_in is None:
-                await trio.sleep(0.01)
+        await wait_for(lambda: hall.lobby.tables[table].seats[1].stand_in is not None)
         again = await Client.join(hall, "bob", token=session_of(bob.welcome).token)
         assert session_of(again.welcome).resumed
         assert isinstance(await again.ask(Join(table=table, id=4)), Ok)
@@ -285,9 +283,7 @@ async def test_a_kick_with_seat_bot_frees_a_seat_at_a_table_not_started(tmp_path
         assert await admin.ask(AdminKick(name="bob", seat="bot", id=3)) == Ok(id=3)
         await bob.receive_until_closed()
         table = hall.lobby.tables[created.table]
-        with trio.fail_after(5):
-            while table.seats[1].player is not None:
-                await trio.sleep(0.01)
+        await wait_for(lambda: table.seats[1].player is None)
         assert created.table not in hall.lobby.players.holder("bob").tables  # type: ignore[union-attr]
 
 
@@ -307,9 +303,7 @@ async def test_kicking_or_banning_a_name_nobody_has_changes_nothing(tmp_path: Pa
         assert refused(await admin.ask(AdminClose(table=9, id=8)), "no_such_table")
         gone = await Client.join(hall, "gone")
         await gone.aclose()
-        with trio.fail_after(5):
-            while hall.lobby.players.holder("gone").connected:  # type: ignore[union-attr]
-                await trio.sleep(0.01)
+        await wait_for(lambda: not hall.lobby.players.holder("gone").connected)  # type: ignore[union-attr]
         assert refused(await admin.ask(AdminKick(name="gone", id=9)), "not_connected")
         reply = await admin.ask(AdminBans(id=10))
         assert reply == Bans(bans=(), id=10)

@@ -11,6 +11,7 @@ from sessions import session_of
 
 from rummyhall.protocol import CreateTable, Error, Hello, Join, Ok, Ping, Pong, Watch, Welcome
 from rummyhall.server import Hall, Settings
+from rummyhall.server.players import PlayerRegistry
 from rummyhall.server.table import Command
 
 
@@ -193,3 +194,29 @@ async def test_a_reply_goes_to_the_connection_that_asked_not_to_a_newer_one(
         assert getattr(message, "id", None) != 99, message  # its reply did not come here
     await again.aclose()
     await ada.aclose()
+
+
+def test_a_restored_player_never_shares_its_id_with_a_new_one() -> None:
+    """After a restart the registry hands out ids above every restored one, whatever the
+    order the players come back in (the mutation pass found nothing checking it)."""
+    registry = PlayerRegistry()
+    registry.restore(7, "ada", "person", "a" * 64)
+    registry.restore(3, "bob", "person", "b" * 64)
+    first, _ = registry.new("cy", "person")
+    second, _ = registry.new("dee", "person")
+    assert (first.id, second.id) == (8, 9)
+    assert registry.get(7) is not None and registry.get(7) is not first
+
+
+def test_the_borrower_of_a_forgotten_owners_name_owns_it() -> None:
+    """A name on loan while its owner may come back is its borrower's own once the owner
+    is forgotten: taken again by a third player, the borrower wins it back with its token."""
+    registry = PlayerRegistry()
+    owner, _ = registry.new("ada", "person")
+    owner.owns_name = True
+    borrower, token = registry.new("ada2", "person")
+    assert registry.claim(borrower, "ada") is owner
+    borrower.owns_name = False  # (the hall's rule: taken from a holder that holds nothing)
+    registry.forget(owner)
+    assert registry.holder("ada") is borrower and borrower.owns_name
+    assert registry.by_token(token) is borrower
