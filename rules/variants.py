@@ -620,11 +620,8 @@ class ChicagoRummy(Game):
         limit = self.knock_limits[seat]
         rummy_ok = self.options.rummy_timing != "start_of_turn"
         reach = limit if limit else (0 if rummy_ok else -1)
-        hand = self.hands[seat]
-        if reach >= 0 and _may_knock(hand, self.meld_rules, reach):
-            after = discard_deadwoods(hand, self.meld_rules)
-            actions.extend(Knock(seat, c) for c in self.discardable(seat)
-                           if self._call(seat, after[c]) is not None)
+        if reach >= 0:  # a kept count within reach is a knock, or rummy (see _call)
+            actions.extend(Knock(seat, c) for c in self._discardable_within(seat, reach))
         return actions
 
     def _call(self, seat: int, deadwood: int) -> str | None:
@@ -769,12 +766,9 @@ class ThreeThirteen(Game):
         self.out_seat = None
 
     def play_actions(self, seat: int) -> list[SeatAction]:
-        discardable = self.discardable(seat)
         actions = self.discard_actions(seat)
-        hand = self.hands[seat]
-        if self.out_seat is None and _may_knock(hand, self.meld_rules, 0):
-            after = discard_deadwoods(hand, self.meld_rules)
-            actions.extend(GoOut(seat, c) for c in discardable if after[c] == 0)
+        if self.out_seat is None:
+            actions.extend(GoOut(seat, c) for c in self._discardable_within(seat, 0))
         return actions
 
     def _verify_go_out(self, action: GoOut) -> None:
