@@ -1363,10 +1363,8 @@ def _general_discards(ctx: _Context, hand: tuple[int, ...], limit: int) -> list[
     if bound > limit:  # less the dearest lonely card
         bound -= max(ctx.lonely_list(found.fewer if wilds else found.lonely, found.dup),
                      default=0)
-    if len(hand) > wilds and bound <= limit and ctx.general_at_most(hand, limit, spare=True):
-        # Some discard does: the exact count of each (its searches are remembered).
-        values = _discard_list(ctx, hand)
-        return [Card(c) for c, v in zip(hand, values, strict=True) if v <= limit]
+    naturals_may = (len(hand) > wilds and bound <= limit
+                    and ctx.general_at_most(hand, limit, spare=True))
     wild_rank = ctx.rules.wild_rank
     by_key: dict[int, bool] = {}
     out = []
@@ -1381,9 +1379,10 @@ def _general_discards(ctx: _Context, hand: tuple[int, ...], limit: int) -> list[
                        sum(ctx.lonely_list(found.fewer, found.dup)[(wilds - 1) // 2:])
                        ) <= limit
             else:
-                may = False  # (no natural's discard does)
+                may = naturals_may
             kept = hand[:i] + hand[i + 1:]
-            fits = by_key[key] = may and ctx.general_at_most(kept, limit)
+            fits = by_key[key] = (may and _lonely_bound(ctx, ctx.unsupported(kept)) <= limit
+                                  and ctx.general_at_most(kept, limit))
         if fits:
             out.append(Card(card))
     return out
