@@ -45,13 +45,29 @@ States ``(naturals, wilds left, capacity capped at wilds left, wild counts)`` ar
 memoised. Naturals that cannot belong to any meld (possible to tell only with fewer
 than two wild cards) are removed first as pure deadwood.
 
+*Bounded questions* ("at most ``limit``?", the knocks and going out a game lists at every
+turn, :func:`deadwood_at_most` and :func:`discards_at_most`) first take a lower bound:
+a natural that no meld with another natural can hold (no second card of its rank
+with a wild card, nor a third; no card of its suit within reach of the wild cards) is
+deadwood unless two wild cards meld it, so all but the dearest ``wilds // 2`` of those
+stay unmelded; with one wild card, all but those its one meld holds (a set of a rank
+held twice, or a run where it fills the one gap). Only then the general search runs,
+bounded: a natural left unmelded spends its points from the limit, melds are tried
+first, the first arrangement within the limit ends it, and a bound found too small for
+a state is remembered. "Some discard" is one search that may set one natural aside for
+nothing; only when it succeeds is each discard searched. Fewer than six cards with
+nothing unmelded are one meld, which :func:`meld_kind` checks directly.
+
 Caches. Equal :class:`MeldRules` share one context (at most ``_MAX_CONTEXTS`` = 16;
 all are dropped when a 17th arrives) holding the general path's memo and candidate
 tables. The fast path's tables are shared by the rules with the same ace mode and card
 values: one run-mask table per ace mode (three at most) and at most 16 value tables,
 about 0.3 MB each. The general path's tables, all rules together, are cleared once
 they exceed ``_MEMO_LIMIT`` = 200,000 entries (about 30 MB; checked every 16 searches,
-so the overshoot is a few searches' states). Worst case, about 45 MB in all. Nothing in
+so the overshoot is a few searches' states). Worst case, about 45 MB in all, and the
+bounds' suit tables of each context (by pattern: points, partners for up to three wild
+cards, the runs one wild card completes; filled as patterns come, 2**14 entries at
+most each) up to about 5 MB more per context. Nothing in
 them depends on a hand or a seat, and results never depend on the caches;
 :func:`clear_caches` drops them. Hands are limited to ``_MAX_HAND`` = 20 cards (the
 games hold 14 at most): the set choices grow exponentially with the ranks that can
@@ -108,6 +124,7 @@ _POINTS_AT: Final = 72  # where a scanned hand's points start (the face bits car
 _NO_LIMIT: Final = 31  # "unbounded" capacity; capacities are capped by the wild cards left
 _MAX_HAND: Final = 20  # cards per call; the games hold 14 at most (5-bit counts fit too)
 _ONE_MELD: Final = 5  # the most cards that cannot hold two melds
+_KEPT_WILDS: Final = 3  # the bounds' suit tables are kept for this many wild cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +342,8 @@ class _Context:
         self.run_partners = [[self._run_partners(r, w) for r in range(16)]
                              for w in range(MAX_RUN + 1)]
         # By wild cards at hand, then suit pattern: its ranks with another in reach.
-        self.partner_masks = [_Lazy(self._partner_mask(w)) for w in range(MAX_RUN + 1)]
+        # (Kept for up to three wild cards: 2**14 entries at most each.)
+        self.partner_masks = [_Lazy(self._partner_mask(w)) for w in range(_KEPT_WILDS + 1)]
         self.pattern_points = [v + d for v, d in zip(self.run_value, self.suit_deadwood,
                                                      strict=True)]
         self.wild_runs = _Lazy(self._wild_runs)
@@ -399,10 +417,15 @@ class _Context:
             if w < 0:
                 masks.append(0)
                 continue
-            support = self.run_mask if not w else self.partner_masks[min(w, MAX_RUN)]
             ranks = pairs if w else three
-            masks.append(sum((p & ~support[p] & ~ranks) << (16 * s)
-                             for s, p in enumerate((a, b, c, d)) if p))
+            if w <= _KEPT_WILDS:
+                support = self.run_mask if not w else self.partner_masks[w]
+                masks.append(sum((p & ~support[p] & ~ranks) << (16 * s)
+                                 for s, p in enumerate((a, b, c, d)) if p))
+            else:
+                partner = self._partner_mask(min(w, MAX_RUN))
+                masks.append(sum((p & ~partner(p) & ~ranks) << (16 * s)
+                                 for s, p in enumerate((a, b, c, d)) if p))
         return _Lonely(wilds, masks[0], masks[1], pm, dup, pairs)
 
     def lonely_points(self, mask: int, dup: int) -> int:
