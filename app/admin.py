@@ -31,6 +31,7 @@ from rummyhall.protocol import (
     LocalProtocolError,
     Message,
 )
+from rummyhall.protocol.proofs import KDF
 from rummyhall.server import ConfigError, Settings
 from rummyhall.server.credential import credential_path, read_credential
 from rummyhall.server.store import StoreError
@@ -62,6 +63,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             p.add_argument("--admin-key", metavar="FILE",
                            help="the credential file, when the server was given one "
                                 "(its admin_key setting; default: beside the data file)")
+            p.add_argument("--password", default=None,
+                           help="the hall's password, for a hall that has one (default: "
+                                "its password setting, unless that is a verifier)")
             p.add_argument("--host", default="127.0.0.1",
                            help="the server's address (default 127.0.0.1: the controls are "
                                 "taken from this machine only, unless the server allows "
@@ -141,6 +145,15 @@ def _fail(args: argparse.Namespace, text: str) -> int:
     return 1
 
 
+def hall_password(args: argparse.Namespace, settings: Settings) -> str | None:
+    """The password that logs in to a hall that has one: ``--password``, else the
+    server's own setting when it holds the password (a verifier logs nobody in)."""
+    if args.password is not None:
+        return str(args.password)
+    setting = settings.password
+    return setting if setting and not setting.startswith(KDF + "$") else None
+
+
 def _ask(args: argparse.Namespace, make: Callable[[], Message]) -> Message | int:
     """Log in to the server of these settings and send the request ``make`` builds: its
     reply, or the exit status after an error message on stderr."""
@@ -165,7 +178,8 @@ def _ask(args: argparse.Namespace, make: Callable[[], Message]) -> Message | int
         name = f"rummyhall admin {os.getpid() % 1_000_000}"
         with trio.fail_after(CONNECT_SECONDS):
             async with open_session(args.host, settings.port, name=name, kind="spectator",
-                                    reconnect_seconds=0) as session:
+                                    reconnect_seconds=0,
+                                    password=hall_password(args, settings)) as session:
                 try:  # (inside: the session's nursery would wrap it in a group)
                     await session.set_lobby_updates(False)
                     await session.admin_login(credential)

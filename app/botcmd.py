@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -97,6 +98,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="your own bot class (a rummyhall.client.Bot or a Strategy)")
     parser.add_argument("--table", type=int, help="join this table instead of creating one")
     parser.add_argument("--seat", type=int, help="the seat to take at --table")
+    parser.add_argument("--password", default=None,
+                        help="the hall's password, for a hall that has one (default: the "
+                             "environment's RUMMYHALL_PASSWORD)")
+    parser.add_argument("--code", default=None,
+                        help="the password or invite code of a private --table")
     parser.add_argument("--game", choices=list(GAMES), default="gin",
                         help="the game of a new table (default gin)")
     parser.add_argument("--players", type=int, help="seats of a new table (the game's least)")
@@ -141,7 +147,9 @@ def cmd_bot(args: argparse.Namespace, options: dict[str, object]) -> int:
             narrated, host, port, name=args.name, table=args.table, seat=args.seat,
             game=args.game, players=args.players, options=options,  # type: ignore[arg-type]
             house_bots=args.house_bots, games=args.games, on_result=report,
-            tls=trust_from_args(args), on_seated=narrated.seated))
+            tls=trust_from_args(args), on_seated=narrated.seated,
+            password=args.password if args.password is not None
+            else os.environ.get("RUMMYHALL_PASSWORD") or None, code=args.code))
     except BaseException as exc:  # (a refusal comes inside the session's exception groups)
         refused = find_error(exc, (ClientError, OSError))
         if refused is None:

@@ -19,7 +19,7 @@ from rummyhall.bots import STRATEGIES, make_strategy
 from rummyhall.bots.selfplay import play_game
 from rummyhall.rules import GAMES, OptionError, RulesError, new_game, option_specs
 
-from . import admin, backup, export, history, ratings, replay  # the data file's commands
+from . import admin, backup, export, hallkey, history, ratings, replay  # the data file's commands
 from .botcmd import add_arguments as add_bot_arguments
 from .botcmd import cmd_bot
 from .failures import find_error
@@ -183,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_play_arguments(play)
     play.set_defaults(func=cmd_play)
 
+    hallkey.add_parser(sub)
     for data_command in (history, replay, export, ratings, backup, admin):
         data_command.add_parser(sub)
     return parser

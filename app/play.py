@@ -10,7 +10,7 @@ import sys
 
 import trio
 
-from rummyhall.client import ServerClosed, ServerTrust, TLSError
+from rummyhall.client import HallCredential, ServerClosed, ServerTrust, TLSError
 from rummyhall.client.console import ConsoleOptions, Profile, run_console
 from rummyhall.client.discovery import FoundServer, discover
 from rummyhall.client.trust import server_key
@@ -25,6 +25,7 @@ from .tlsflags import add_tls_arguments, trust_from_args
 LOCK = "\N{LOCK}"  # a server that serves TLS, in the list of those found
 
 REACH_SECONDS = 5.0  # how long play waits for the server's port to answer
+PASSWORD_TRIES = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,6 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discover-seconds", type=float, default=2.5,
                         help="how long to listen for servers on the LAN (2.5)")
     add_tls_arguments(parser)
+    parser.add_argument("--password", default=None,
+                        help="the hall's password, for a hall that has one (default: asked "
+                             "for when needed)")
+    parser.add_argument("--remember-password", action="store_true",
+                        help="keep the key derived from the hall's password in your profile "
+                             "(never the password), so that the next play logs in by itself")
     parser.add_argument("--admin", nargs="?", const="", default=None, metavar="FILE",
                         help="the host who plays: log in with the server's admin credential "
                              "(FILE; without it, the one beside the server's default data "
@@ -164,20 +171,45 @@ def cmd_play(args: argparse.Namespace) -> int:
     name = args.name or profile.name_for(server) or ask_name()
     if name is None:
         return 1
+    hall = HallCredential(args.password, saved=profile.hall_keys_for(server))
+
+    def connected(token: str) -> None:
+        profile.remember(server, name, token)
+        if args.remember_password:
+            profile.remember_hall_keys(server, hall.saved)
+
     options = ConsoleOptions(host, port, name, token=profile.token_for(server, name),
-                             color=not args.no_color,
-                             on_token=lambda token: profile.remember(server, name, token),
-                             tls=trust,
-                             admin_credential=credential)
-    try:
-        asyncio.run(run_console(options))
-    except ServerClosed as exc:
-        print(f"rummyhall play: the server refused: {exc}", file=sys.stderr)
-        return 1
-    except TLSError as exc:
-        print(f"rummyhall play: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"rummyhall play: cannot reach {server}: {exc}", file=sys.stderr)
-        return 1
-    return 0
+                             color=not args.no_color, on_token=connected,
+                             password=hall, tls=trust, admin_credential=credential)
+    return play_logged_in(options, hall, profile, server)
+
+
+def play_logged_in(options: ConsoleOptions, credential: HallCredential, profile: Profile,
+                   server: str) -> int:
+    """Run the console; a hall that wants its password (or refuses the one given) has
+    the player asked for it, a few times. The exit status."""
+    for _ in range(PASSWORD_TRIES):
+        try:
+            asyncio.run(run_console(options))
+        except ServerClosed as exc:
+            if exc.code not in ("password_required", "wrong_password"):
+                print(f"rummyhall play: the server refused: {exc}", file=sys.stderr)
+                return 1
+            if exc.code == "wrong_password":
+                print(f"rummyhall play: {exc}", file=sys.stderr)
+                credential.saved.clear()
+                profile.remember_hall_keys(server, None)  # (a kept key that no longer works)
+            try:
+                credential.password = getpass.getpass(f"The hall at {server} has a password: ")
+            except EOFError:
+                return 1
+            continue
+        except TLSError as exc:
+            print(f"rummyhall play: {exc}", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            print(f"rummyhall play: cannot reach {server}: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    print("rummyhall play: the password was refused", file=sys.stderr)
+    return 1

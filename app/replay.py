@@ -16,14 +16,17 @@ from rummyhall.client.wording import (
     note_words,
 )
 from rummyhall.rules import (
+    Card,
     GameOver,
     HandDealt,
     HandScored,
+    RulesError,
     Showdown,
     new_game,
     parse_options,
     sort_key,
 )
+from rummyhall.rules.fair_deal import DealCheck, verify_recorded
 from rummyhall.server.journal import action_from_json
 
 from .datafile import add_data_flag, load_record
@@ -89,9 +92,26 @@ def replay_record(record: dict[str, Any], pause: Callable[[], bool] | None,
           f"{', seeded' if record.get('seeded') else ''}")
     print("  seats: " + ", ".join(f"{i} {n}" for i, n in enumerate(names)))
     lines: list[str] = []
+    failed = 0
+    checks: list[str] = []  # the shuffles of the hand being printed, checked
     for entry in record["actions"]:
-        for event in game.apply(action_from_json(entry)):
+        if entry.get("kind") == "shuffle":
+            word, ok = shuffle_check(entry)
+            checks.append(word)
+            if not ok:
+                failed += 1
+                print(word)  # (at once: the journal may not replay past it)
+        try:
+            events = game.apply(action_from_json(entry))
+        except (RulesError, ValueError, KeyError) as exc:
+            print("\n".join(lines))
+            print(f"WARNING: the journal does not replay past here: {exc}")
+            return 2
+        for event in events:
             lines += _describe(event, game, names, card)
+            if isinstance(event, HandScored):
+                lines += [f"  {c}" for c in checks]
+                checks = []
             if isinstance(event, (HandScored, GameOver)):
                 print("\n".join(lines))
                 lines = []
@@ -102,7 +122,43 @@ def replay_record(record: dict[str, Any], pause: Callable[[], bool] | None,
         print("\n".join(lines))
     if not game.is_over:
         print("(the journal ends here: the game was not finished)")
+    if failed:
+        print(f"WARNING: {failed} shuffle(s) of this game FAILED their check: the deck was "
+              "not the one its commitments give")
+        return 2
     return 0
+
+
+def _values(d: dict[str, str]) -> dict[int, bytes]:
+    return {int(seat): bytes.fromhex(value) for seat, value in d.items()}
+
+
+def shuffle_check(entry: dict[str, Any]) -> tuple[str, bool]:
+    """A journalled shuffle's check in words, and whether it passed (a shuffle recorded
+    without its proof, before verifiable deals, is not a failure)."""
+    proof = entry.get("proof")
+    if not isinstance(proof, dict):
+        return "deal not verifiable (recorded without its proof)", True
+    what = "deal" if proof.get("shuffle") == "deal" else "stock rebuild"
+    try:
+        check = verify_recorded(
+            commitment_made=bytes.fromhex(proof["commitment"]),
+            commitments=_values(proof["commitments"]), secret=bytes.fromhex(proof["secret"]),
+            contributions=_values(proof["reveals"]),
+            order=[Card.parse(c) for c in entry["order"]], seeded=bool(proof["seeded"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        return f"WARNING: {what} FAILED its check: its proof cannot be read ({exc})", False
+    return _words(what, check), check.ok
+
+
+def _words(what: str, check: DealCheck) -> str:
+    if not check.ok:
+        return f"WARNING: {what} FAILED its check: " + "; ".join(check.problems)
+    notes = [f"seat {s} committed and did not reveal" for s in check.withheld]
+    if check.seeded:
+        notes.append("seeded server: proves nothing")
+    tail = f" ({'; '.join(notes)})" if notes else ""
+    return f"{what} verified: {check.checked} cards{tail}"
 
 
 def _describe(event: Any, game: Any, names: list[str], card: CardWords) -> list[str]:

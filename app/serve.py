@@ -100,6 +100,9 @@ def banner(settings: Settings, port: int, tls: ServerTLS | None = None) -> list[
     key = credential_path(settings)
     where = os.path.abspath(key) if key else "none (no data directory)"
     lines.append(f"Admin credential: {where} (rummyhall admin reads it)")
+    if settings.password:
+        lines.append("This hall has a password: players log in with it (rummyhall play "
+                     "asks for it; rummyhall bot --password)")
     return lines
 
 

@@ -13,6 +13,8 @@
    of the first second (``WARM_UP``) are left out; the rates count every action.
 3. Runs the same client pattern against a bare trio msgpack echo server (the floor: the
    cost of sockets, framing and msgpack with no game at all) and prints its rate.
+   It plays the same load again with seats that do not contribute to the verifiable
+   deals (as a 1.1 client): side by side, what the contributions' round trip costs.
 4. Repeats the game load paced at half the peak rate and prints that latency. Each table
    then waits a random think time before each action (exponential, so each table's
    actions are a Poisson process): tables paced by one fixed sleep would act in lockstep
@@ -28,6 +30,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -102,6 +105,28 @@ class LightClient:
         self.buffer = b""
         self.ids = 0
         self.sending = trio.Lock()  # a seat's action and the creator's start may overlap
+        self.mine: bytes | None = None  # the contribution the server holds a commitment to
+
+    def answer(self, deal_commit: dict[str, object], seat: int) -> dict[str, object]:
+        """The contribute that answers a deal_commit (its ok is read and passed over)."""
+        listed = deal_commit["commitments"][seat]  # type: ignore[index]
+        answer: dict[str, object] = {"type": "contribute", "table": deal_commit["table"],
+                                     "commitment": deal_commit["commitment"]}
+        if self.mine is not None and listed == hashlib.sha256(self.mine).hexdigest():
+            answer["reveal"] = self.mine.hex()
+        answer["next"] = self.commit()
+        self.ids += 1
+        return {**answer, "id": self.ids}
+
+    async def first_commitment(self, table: int, contribute: bool) -> None:
+        """Once seated: the commitment to the first deal's contribution (if contributing)."""
+        if contribute:
+            await self.request({"type": "contribute", "table": table, "next": self.commit()})
+
+    def commit(self) -> str:
+        """A fresh contribution; its commitment (verifiable deals)."""
+        self.mine = os.urandom(32)
+        return hashlib.sha256(self.mine).hexdigest()
 
     @classmethod
     async def connect(cls, port: int, name: str, tls: bool = False) -> LightClient:
@@ -141,8 +166,11 @@ class LightClient:
 
 
 async def play_tables(port: int, tables: int, seconds: float, rate: float | None,
-                      tag: str, *, tls: bool = False) -> dict[str, object]:
-    """Play Gin tables for ``seconds``; ``rate`` caps each table's actions per second."""
+                      tag: str, *, tls: bool = False, contribute: bool = True
+                      ) -> dict[str, object]:
+    """Play Gin tables for ``seconds``; ``rate`` caps each table's actions per second;
+    ``contribute``: each seat contributes to every shuffle (docs/protocol.md, "Verifiable
+    deals"), as our client library does."""
     latencies: list[float] = []
     actions = frames = 0
     stop_at = warm_until = math.inf
@@ -173,6 +201,8 @@ async def play_tables(port: int, tables: int, seconds: float, rate: float | None
             kind = message["type"]
             if kind == "your_turn":
                 nursery.start_soon(act, client, table, message, sent_at)
+            elif kind == "deal_commit" and contribute:
+                nursery.start_soon(client.send, client.answer(message, 0 if creator else 1))
             elif kind in ("ok", "error") and message.get("id") in sent_at:
                 latency = time.perf_counter() - sent_at.pop(message["id"])
                 if trio.current_time() >= warm_until:
@@ -192,6 +222,8 @@ async def play_tables(port: int, tables: int, seconds: float, rate: float | None
         assert isinstance(table, int)
         await a.request({"type": "join", "table": table, "seat": 0})
         await b.request({"type": "join", "table": table, "seat": 1})
+        await a.first_commitment(table, contribute)
+        await b.first_commitment(table, contribute)
         nonlocal ready
         ready += 1
         if ready == tables:
@@ -325,7 +357,7 @@ def client_main(args: argparse.Namespace) -> None:
     async def main() -> dict[str, object]:
         if args.mode == "play":
             return await play_tables(args.port, args.tables, args.seconds, args.rate, args.tag,
-                                     tls=args.tls)
+                                     tls=args.tls, contribute=not args.no_contribute)
         if args.mode == "connect":
             return await connect_series(args.port, args.count, args.tls, args.tag)
         if args.mode == "idle":
@@ -489,8 +521,18 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
         cpu_before = cpu_seconds(server.pid)
         results = collect(play)
         server_cpu = cpu_seconds(server.pid) - cpu_before
-        peak, peak_frames = summary("server, full speed", results)
+        peak, peak_frames = summary("server, full speed (seats contribute to every deal)",
+                                    results)
         done = sum(int(r["actions"]) for r in results)  # type: ignore[call-overload]
+        quiet = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
+                       str(args.seconds), "--tag", f"s{i}", "--no-contribute")
+                 for i in range(args.procs)]
+        without, _ = summary("server, full speed (no seat contributes: 1.1 clients)",
+                             collect(quiet))
+        if without:
+            print(f"  contributing / not: {peak / without:.3f} in actions per second (the "
+                  "contributions and their oks; the commitments and the reveals are paid "
+                  "in both)")
         half = peak / 2 / (per * args.procs)  # per table: one seat acts at a time
         paced = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
                        str(args.seconds), "--rate", f"{half:.3f}", "--tag", f"r{i}")
@@ -542,6 +584,7 @@ if __name__ == "__main__":
         sub.add_argument("--rate", type=float, default=None)
         sub.add_argument("--tag", default="c")
         sub.add_argument("--tls", action="store_true")
+        sub.add_argument("--no-contribute", action="store_true")
         client_main(sub.parse_args(sys.argv[2:]))
     elif len(sys.argv) > 1 and sys.argv[1] == "echo-server":
         trio.run(echo_server, int(sys.argv[2]))

@@ -1,7 +1,9 @@
 """The client side: the connection library, the client's model of a table, the bot runner."""
 
 from .bot import Bot, GameResult, StrategyBot, knock_with_melds, play_table, run_bot
+from .credentials import HallCredential
 from .errors import ClientError
+from .fairness import DealTracker, DealVerdict, verify_deal
 from .model import apply_event, apply_turn
 from .session import (
     ConnectionLost,
@@ -18,7 +20,10 @@ __all__ = [
     "Bot",
     "ClientError",
     "ConnectionLost",
+    "DealTracker",
+    "DealVerdict",
     "GameResult",
+    "HallCredential",
     "KnownServers",
     "NotTLS",
     "RequestRefused",
@@ -36,4 +41,5 @@ __all__ = [
     "open_session",
     "play_table",
     "run_bot",
+    "verify_deal",
 ]

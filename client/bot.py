@@ -130,7 +130,8 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
                   token: str | None = None,
                   on_result: Callable[[GameResult], object] | None = None,
                   tls: ServerTrust | None = None,
-                  on_seated: Callable[[Session, int, int], object] | None = None
+                  on_seated: Callable[[Session, int, int], object] | None = None,
+                  password: str | None = None, code: str | None = None
                   ) -> list[GameResult]:
     """Connect and play ``games`` games; return how each ended.
 
@@ -142,9 +143,11 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
     (and, when it created the table, the house bots sit too). With ``tls`` it connects
     over TLS and checks the server as that :class:`~rummyhall.client.trust.ServerTrust`
     says.
+    ``password`` logs in to a hall that has one; ``code`` is the password or invite code
+    of a private ``table``.
     """
     async with open_session(host, port, name=name or bot.name, kind="bot",
-                            token=token, tls=tls) as session:
+                            token=token, tls=tls, password=password) as session:
         await session.set_lobby_updates(False)  # a bot needs its own table's updates only
         if table is None:
             seats = players or GAMES[game].min_players
@@ -157,7 +160,7 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
             await session.start(table)
             return await play_table(session, table, bot, restart=True, games=games,
                                     on_result=on_result)
-        seated = await session.join(table, seat)
+        seated = await session.join(table, seat, code=code)
         if on_seated is not None:
             on_seated(session, table, seated)
         return await play_table(session, table, bot, games=games, on_result=on_result)

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import version
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 
@@ -35,11 +35,17 @@ from rummyhall.protocol import (
     Bans,
     Bye,
     Chat,
+    ClientKeys,
     Connection,
+    Contribute,
     CreateTable,
+    DealCommit,
+    DealRevealed,
     Error,
     EventMessage,
+    GameRecord,
     Games,
+    GamesPlayed,
     Hello,
     Join,
     Leave,
@@ -47,11 +53,14 @@ from rummyhall.protocol import (
     ListTables,
     LobbyUpdates,
     LocalProtocolError,
+    LoggedIn,
+    Login,
     Message,
     Notice,
     Ok,
     Ping,
     Pong,
+    Ratings,
     RemoteProtocolError,
     RemoveBot,
     Resync,
@@ -71,12 +80,18 @@ from rummyhall.protocol import (
     admin_proof,
     event_from_wire,
     legal_from_wire,
+    make_proof,
+    table_label,
     view_from_wire,
 )
-from rummyhall.protocol.limits import MAX_LISTED_TABLES
+from rummyhall.protocol import Session as SessionInfo
+from rummyhall.protocol.limits import MAX_LISTED_TABLES, MINOR
+from rummyhall.protocol.proofs import DEFAULT_ITERATIONS, LOGIN_LABEL, ProofError
 from rummyhall.rules import SeatAction, SeatView
 
+from .credentials import HallCredential, new_lock, table_keys
 from .errors import ClientError as ClientError  # noqa: PLC0414 (its old home re-exports it)
+from .fairness import DealTracker
 from .model import apply_event, apply_turn
 from .trust import ServerTrust, TLSError
 
@@ -90,8 +105,10 @@ LOBBY_UPDATES = "lobby_updates"  # the welcome feature of servers that take Lobb
 #: Fatal errors after which reconnecting is pointless (any other drop is retried with the
 #: token: an idle timeout, a restart of the server...).
 FINAL_CODES = frozenset({"session_replaced", "name_taken", "bad_name", "unsupported_version",
-                         "unsupported_protocol", "tls_required", "kicked", "banned"})
+                         "unsupported_protocol", "tls_required", "kicked", "banned",
+                         "password_required", "wrong_password", "too_many_attempts"})
 ADMIN = "admin"  # the welcome feature of servers with the host's controls (1.2)
+_Reply = TypeVar("_Reply", Welcome, LoggedIn)
 
 
 RATE_RETRIES = 3  # a request refused as too fast is sent again this many times
@@ -146,8 +163,9 @@ class TableState:
 @dataclass(frozen=True)
 class Update:
     """Something the server pushed, in order. ``kind`` is one of: snapshot, event, turn,
-    your_turn, chat, notice, table_update, table_removed, connection (``payload`` "lost",
-    "resumed" or "closed")."""
+    your_turn, chat, notice, table_update, table_removed, deal_check (``payload`` a
+    :class:`~.fairness.DealVerdict`: a revealed shuffle checked), connection (``payload``
+    "lost", "resumed" or "closed")."""
 
     kind: str
     table: int | None = None
@@ -166,13 +184,18 @@ class Session:
 
     def __init__(self, host: str, port: int, name: str, *, kind: str = "person",
                  token: str | None = None, reconnect_seconds: float = 60.0,
-                 tls: ServerTrust | None = None) -> None:
+                 tls: ServerTrust | None = None,
+                 password: str | HallCredential | None = None,
+                 contribute: bool = True) -> None:
         self.host, self.port, self.name, self.kind = host, port, name, kind
         self.token = token
         #: How the server is checked over TLS (None: plain TCP).
         self.tls = tls
         #: The SHA-256 fingerprint of the server's certificate, once connected over TLS.
         self.tls_fingerprint: str | None = None
+        #: The hall's password (or keys derived from it), for a hall that asks for it.
+        self.credential = password if isinstance(password, HallCredential) \
+            else HallCredential(password)
         self.reconnect_seconds = reconnect_seconds
         self.player_id: int | None = None
         self.server_name: str | None = None
@@ -195,12 +218,19 @@ class Session:
         self._updates_send, self._updates = trio.open_memory_channel[Update](UPDATE_QUEUE)
         self._nursery: trio.Nursery | None = None
         self._connected_event = trio.Event()
+        #: The invite codes of the invite-only tables we created, by table.
+        self.invites: dict[int, str] = {}
+        self._table_keys: dict[int, tuple[tuple[str, int, str], ClientKeys]] = {}
         #: Updates not queued because nobody read them (the table models stay exact).
         self.dropped_updates = 0
         self._bucket: TokenBucket | None = None
         #: The host's admin credential, once :meth:`admin_login` succeeded: each new
         #: connection (a reconnection) logs in again with it.
         self._admin_credential: str | None = None
+        #: Verifiable deals: we contribute to the shuffles of the tables where we sit
+        #: (``contribute``) and check every revealed one (docs/protocol.md, section 7).
+        self.contribute = contribute
+        self.deals: dict[int, DealTracker] = {}
 
     # ------------------------------------------------------------------ connecting
 
@@ -209,17 +239,22 @@ class Session:
         stream: trio.abc.Stream = raw
         conn = Connection(CLIENT)
         hello = Hello(versions=(1,), name=self.name, kind=self.kind, token=self.token,
-                      client=f"rummyhall {CLIENT_VERSION}")
+                      client=f"rummyhall {CLIENT_VERSION}", minor=MINOR)
         try:
             if self.tls is not None:
                 stream, self.tls_fingerprint = await self.tls.open(raw, self.host, self.port)
             await stream.send_all(conn.send(hello))
             with trio.fail_after(REQUEST_TIMEOUT):
-                welcome = await self._read_welcome(stream, conn)
+                welcome = await self._read_handshake(stream, conn, Welcome)
+                session = welcome.session
+                if welcome.login is not None:
+                    session = await self._log_in(stream, conn, welcome)
+                if session is None:
+                    raise ServerClosed("the server's welcome holds no session")
         except BaseException:
             await trio.aclose_forcefully(raw)
             raise
-        resumed = welcome.session.resumed
+        resumed = session.resumed
         if not self.lobby_updates and LOBBY_UPDATES in welcome.features:
             # each connection starts with them on (the ok has no id: nobody waits for it)
             await stream.send_all(conn.send(LobbyUpdates(on=False)))
@@ -228,17 +263,45 @@ class Session:
             await stream.send_all(conn.send(AdminLogin(
                 proof=admin_proof(self._admin_credential, welcome.nonce))))
         self._stream, self._io, self._conn, self.welcome = raw, stream, conn, welcome
-        self.player_id, self.token = welcome.session.player, welcome.session.token
+        self.player_id, self.token = session.player, session.token
         self.server_name = welcome.server
         self.connected = True
         if not resumed:  # a new player: tables from a previous session are not ours
             self.tables.clear()
         self._connected_event.set()
 
-    async def _read_welcome(self, stream: trio.abc.Stream, conn: Connection) -> Welcome:
+    async def _log_in(self, stream: trio.abc.Stream, conn: Connection,
+                      welcome: Welcome) -> SessionInfo:
+        """Prove the hall's password (docs/protocol.md, 3.1): the session it opens.
+
+        Raises :class:`ServerClosed`: ``password_required`` when we know no password (we
+        close at once: nothing is guessed), else the server's refusal.
+        """
+        challenge = welcome.login
+        assert challenge is not None
+        if welcome.nonce is None:
+            raise ServerClosed("the hall asks for its password without a nonce",
+                               "password_required")
+        try:
+            keys = await self.credential.keys_for(challenge)
+        except ProofError as exc:
+            raise ServerClosed(f"the hall's password challenge cannot be used: {exc}",
+                               "password_required") from None
+        if keys is None:
+            raise ServerClosed(f"{welcome.server} has a password: give it to log in",
+                               "password_required")
+        await stream.send_all(conn.send(Login(proof=make_proof(keys, LOGIN_LABEL,
+                                                               welcome.nonce), id=0)))
+        reply = await self._read_handshake(stream, conn, LoggedIn)
+        return reply.session
+
+    async def _read_handshake(self, stream: trio.abc.Stream, conn: Connection,
+                              kind: type[_Reply]) -> _Reply:
+        """The server's next handshake message (welcome, logged_in); its fatal error is
+        raised as :class:`ServerClosed`."""
         while True:
             event = conn.next_event()
-            if isinstance(event, Welcome):
+            if isinstance(event, kind):
                 return event
             if isinstance(event, Error):
                 raise ServerClosed(event.message, event.code)
@@ -306,7 +369,8 @@ class Session:
                 return True
             except ServerClosed as exc:
                 if exc.code in ("name_taken", "bad_name", "unsupported_version",
-                                "tls_required", "banned"):
+                                "tls_required", "banned", "password_required",
+                                "wrong_password"):
                     self.closed_reason = exc
                     return False
             except TLSError as exc:  # not trusted, or no TLS there now: never retried
@@ -342,7 +406,8 @@ class Session:
                                                            fatal=msg.fatal,
                                                            retry_ms=msg.retry_ms))
             return
-        if isinstance(msg, (Ok, Pong, Tables, Games, Bans)):
+        if isinstance(msg, (Ok, Pong, Tables, Games, Bans, GamesPlayed, GameRecord,
+                            Ratings)):
             if isinstance(msg, Tables):
                 self.lobby.update((t.table, t) for t in msg.tables)
             self._resolve(request_id, reply=msg)
@@ -364,6 +429,7 @@ class Session:
         state.view = view_from_wire(msg.view) if msg.view is not None else None
         state.legal, state.move, state.deadline = (), None, None
         self.lobby[msg.table] = msg.info
+        self._contribute_soon(self._tracker(msg.table).sat(msg.table, state.seat))
         await self._push(Update("snapshot", msg.table, state))
 
     async def _event(self, msg: EventMessage) -> None:
@@ -383,6 +449,9 @@ class Session:
         if state.view is not None:
             state.view = apply_event(state.view, event)
         state.legal, state.move = (), None
+        options = state.view.options if state.view is not None else {}
+        self._tracker(msg.table).event(
+            event, rebuild_shuffles=options.get("stock_rebuild") != "turn_over")
         await self._push(Update("event", msg.table, event))
 
     async def _turn(self, msg: Turn) -> None:
@@ -405,6 +474,43 @@ class Session:
                                              move_number=msg.move)
         await self._push(Update("your_turn", msg.table, state))
 
+    def _tracker(self, table: int) -> DealTracker:
+        tracker = self.deals.get(table)
+        if tracker is None:
+            tracker = self.deals[table] = DealTracker(contribute=self.contribute)
+        return tracker
+
+    async def _deal_commit(self, msg: DealCommit) -> None:
+        if msg.table in self.tables:
+            self._contribute_soon(self._tracker(msg.table).answer(msg))
+
+    async def _deal_revealed(self, msg: DealRevealed) -> None:
+        if msg.table in self.tables:
+            verdict = self._tracker(msg.table).revealed(msg)
+            if not verdict.ok:
+                log.warning("table %s: %s", msg.table, verdict.words())
+            await self._push(Update("deal_check", msg.table, verdict))
+
+    def _contribute_soon(self, msg: Contribute | None) -> None:
+        if msg is not None:  # (sent from a task of its own: the reader never waits)
+            self._nursery_soon(self._send_contribution, msg)
+
+    async def _send_contribution(self, msg: Contribute) -> None:
+        for _ in range(2):  # a refused one is answered once more, at most
+            try:
+                await self.request(msg)
+                return
+            except RequestRefused as exc:
+                log.info("table %s: contribution refused: %s", msg.table, exc)
+                again = self._tracker(msg.table).refused(exc.code, msg.table)
+                if again is None:
+                    return
+                msg = again
+            except (ClientError, LocalProtocolError, trio.TooSlowError,
+                    trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                log.info("table %s: contribution not sent: %s", msg.table, exc)
+                return  # (the connection is closing: nothing to contribute to)
+
     async def _chat(self, msg: Chat) -> None:
         await self._push(Update("chat", msg.table, msg))
 
@@ -421,6 +527,7 @@ class Session:
     async def _table_removed(self, msg: TableRemoved) -> None:
         self.lobby.pop(msg.table, None)
         self.tables.pop(msg.table, None)
+        self.deals.pop(msg.table, None)
         await self._push(Update("table_removed", msg.table))
 
     async def _push(self, update: Update) -> None:
@@ -547,27 +654,73 @@ class Session:
     async def create_table(self, game: str, players: int,
                            options: Mapping[str, bool | int | str] | None = None, *,
                            turn_seconds: int | None = None,
-                           grace_seconds: int | None = None) -> int:
-        """Create a table; returns its number (raises RequestRefused with bad_option...)."""
+                           grace_seconds: int | None = None,
+                           password: str | None = None, invite: bool = False,
+                           watch_code: bool | None = None,
+                           iterations: int = DEFAULT_ITERATIONS) -> int:
+        """Create a table; returns its number (raises RequestRefused with bad_option...).
+
+        A private table: ``password`` (only its verifier is sent, made with
+        ``iterations`` rounds of PBKDF2) or ``invite`` (the server makes a code:
+        :attr:`invites` holds it); ``watch_code`` False lets anybody watch it.
+        """
+        lock = await new_lock(password, iterations) if password is not None else None
         reply = await self.request(CreateTable(game=game, players=players,
                                                options=dict(options or {}),
                                                turn_seconds=turn_seconds,
-                                               grace_seconds=grace_seconds))
+                                               grace_seconds=grace_seconds, lock=lock,
+                                               invite=invite or None,
+                                               watch_code=watch_code))
         assert isinstance(reply, Ok) and reply.table is not None
+        if reply.invite is not None:
+            self.invites[reply.table] = reply.invite
         return reply.table
 
-    async def join(self, table: int, seat: int | None = None) -> int:
-        """Sit at a table; returns the seat."""
-        reply = await self.request(Join(table=table, seat=seat))
+    async def _proof(self, table: int, code: str | None) -> str | None:
+        """The proof of ``code`` for ``table`` on this connection (None without a code).
+
+        The table's lock comes from :attr:`lobby` (asked for when not there); the keys are
+        kept per table, so that the proof of a later connection costs no PBKDF2 again.
+        """
+        if code is None:
+            return None
+        info = self.lobby.get(table)
+        if info is None:
+            await self.list_tables()
+            info = self.lobby.get(table)
+        if info is None or info.lock is None:
+            return None  # (an open table, or none: the server says which)
+        lock = info.lock
+        cached = self._table_keys.get(table)
+        if cached is None or cached[0] != (lock.salt, lock.iterations, code):
+            cached = (lock.salt, lock.iterations, code), await table_keys(code, lock)
+            self._table_keys[table] = cached
+        welcome = self.welcome
+        if welcome is None or welcome.nonce is None:
+            raise ConnectionLost("no nonce to key the table's code over")
+        return make_proof(cached[1], table_label(table), welcome.nonce)
+
+    async def join(self, table: int, seat: int | None = None, *,
+                   code: str | None = None) -> int:
+        """Sit at a table; returns the seat. ``code``: a private table's password or
+        invite code (raises RequestRefused: code_required, wrong_code...)."""
+        reply = await self.request(Join(table=table, seat=seat,
+                                        proof=await self._proof(table, code)))
         assert isinstance(reply, Ok) and reply.seat is not None
+        first = self._tracker(table).sat(table, reply.seat)
+        if first is not None:  # before join returns: so a start sent next follows it
+            await self._send_contribution(first)
         return reply.seat
 
     async def leave(self, table: int) -> None:
         await self.request(Leave(table=table))
         self.tables.pop(table, None)
+        self.deals.pop(table, None)
 
-    async def watch(self, table: int) -> None:
-        await self.request(Watch(table=table))
+    async def watch(self, table: int, *, code: str | None = None) -> None:
+        """Watch a table; ``code`` as for :meth:`join` (a table whose lock has
+        watch_code)."""
+        await self.request(Watch(table=table, proof=await self._proof(table, code)))
 
     async def add_bot(self, table: int, seat: int, strategy: str | None = None) -> None:
         await self.request(AddBot(table=table, seat=seat, strategy=strategy))
@@ -641,20 +794,26 @@ class Session:
 async def open_session(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, name: str,
                        kind: str = "person", token: str | None = None,
                        reconnect_seconds: float = 60.0,
-                       tls: ServerTrust | None = None) -> AsyncIterator[Session]:
-    """Connect (over TLS, checked as ``tls`` says, when it is given) and say hello; yield
-    the :class:`Session`; say bye and close on exit.
+                       tls: ServerTrust | None = None,
+                       password: str | HallCredential | None = None,
+                       contribute: bool = True) -> AsyncIterator[Session]:
+    """Connect (over TLS, checked as ``tls`` says, when it is given) and say hello (and
+    log in with ``password`` to a hall that has one); yield the :class:`Session`; say bye
+    and close on exit. ``contribute`` (the default): take part in the verifiable shuffles
+    of the tables where we sit.
 
     After a dropped connection the session reconnects with its token for as long as the
     server holds its seats (the grace period of the tables where it sits, see
     :meth:`Session.seat_held_seconds`), and at least ``reconnect_seconds``.
 
     Raises :class:`ServerClosed` if the server refuses the hello (``name_taken``,
-    ``tls_required``...), a :class:`~rummyhall.client.trust.TLSError` if TLS fails or
-    the server is not trusted, or ``OSError`` if it cannot be reached.
+    ``tls_required``, ``password_required``, ``wrong_password``...), a
+    :class:`~rummyhall.client.trust.TLSError` if TLS fails or the server is not trusted,
+    or ``OSError`` if it cannot be reached.
     """
     session = Session(host, port, name, kind=kind, token=token,
-                      reconnect_seconds=reconnect_seconds, tls=tls)
+                      reconnect_seconds=reconnect_seconds, tls=tls, password=password,
+                      contribute=contribute)
     await session._connect()
     async with trio.open_nursery() as nursery:
         session._nursery = nursery
@@ -670,4 +829,5 @@ _PUSHES: dict[type[Message], Any] = {
     Snapshot: Session._snapshot, EventMessage: Session._event, Turn: Session._turn,
     YourTurn: Session._your_turn, Chat: Session._chat, TableUpdate: Session._table_update,
     TableRemoved: Session._table_removed, Notice: Session._notice,
+    DealCommit: Session._deal_commit, DealRevealed: Session._deal_revealed,
 }

@@ -15,7 +15,13 @@ when it receives. ``error!`` stands for an ``error`` whose ``fatal`` is true::
     START    --client: hello-->          GREETING   (the server checks protocol, versions)
     START    --server: error!-->         CLOSED     (server_full... before any hello)
     GREETING --server: welcome-->        READY
+    GREETING --server: welcome+login-->  LOGIN      (the hall has a password, 1.2)
     GREETING --server: error!-->         CLOSED
+    LOGIN    --client: login-->          CHECK      (the server checks the proof)
+    LOGIN    --client: bye-->            CLOSED
+    LOGIN    --server: error!-->         CLOSED     (password_required: too slow)
+    CHECK    --server: logged_in-->      READY
+    CHECK    --server: error!-->         CLOSED     (wrong_password, too_many_attempts)
     READY    --client: any request-->    READY
     READY    --client: bye-->            CLOSED
     READY    --server: any push, error-->READY
@@ -26,12 +32,14 @@ when it receives. ``error!`` stands for an ``error`` whose ``fatal`` is true::
 A message the table does not allow is refused: by :meth:`send` with a
 :class:`LocalProtocolError` (nothing is sent, the state does not change), by
 :meth:`next_event` with a :class:`RemoteProtocolError`: ``handshake_required`` for a
-server whose first frame is not a hello, ``unexpected_message`` otherwise. Everything a
+server whose first frame is not a hello, ``password_required`` for one that sends
+anything but a login (or bye) in LOGIN, ``unexpected_message`` otherwise. Everything a
 peer gets wrong before READY is fatal. A fatal error puts the receiving end in ERROR,
 where a server may still send its fatal ``error`` and both ends must close.
 
-While GREETING, the server's :meth:`next_event` returns :data:`PAUSED` until it has
-sent its welcome (or error): frames a client sends early wait in the buffer.
+While GREETING (CHECK), the server's :meth:`next_event` returns :data:`PAUSED` until it
+has sent its welcome (logged_in) or error: frames a client sends early wait in the
+buffer. ``welcome+login`` is a welcome whose ``login`` is set: the hall wants the password.
 """
 
 from __future__ import annotations
@@ -76,6 +84,8 @@ class State(StrEnum):
 
     START = "START"
     GREETING = "GREETING"
+    LOGIN = "LOGIN"
+    CHECK = "CHECK"
     READY = "READY"
     ERROR = "ERROR"
     CLOSED = "CLOSED"
@@ -101,17 +111,26 @@ CLOSED: Final = Sentinel.CLOSED
 
 FATAL_ERROR: Final = "error!"
 """The pseudo message type of an ``error`` with ``fatal: true`` in :data:`TRANSITIONS`."""
+LOCKED_WELCOME: Final = "welcome+login"
+"""The pseudo message type of a ``welcome`` with a ``login`` in :data:`TRANSITIONS`."""
 
 # Module constants: reading an enum member off its class is slow on the hot path.
 START, GREETING, READY, ERROR = State.START, State.GREETING, State.READY, State.ERROR
+LOGIN, CHECK = State.LOGIN, State.CHECK
 _CLOSED = State.CLOSED
-_HANDSHAKE = frozenset({"hello", "welcome", "bye"})
+_HANDSHAKE = frozenset({"hello", "welcome", "bye", "login", "logged_in"})
 
 TRANSITIONS: Final[Mapping[tuple[State, Role, str], State]] = {
     (START, CLIENT, "hello"): GREETING,
     (START, SERVER, FATAL_ERROR): State.CLOSED,
     (GREETING, SERVER, "welcome"): READY,
+    (GREETING, SERVER, LOCKED_WELCOME): LOGIN,
     (GREETING, SERVER, FATAL_ERROR): State.CLOSED,
+    (LOGIN, CLIENT, "login"): CHECK,
+    (LOGIN, CLIENT, "bye"): State.CLOSED,
+    (LOGIN, SERVER, FATAL_ERROR): State.CLOSED,
+    (CHECK, SERVER, "logged_in"): READY,
+    (CHECK, SERVER, FATAL_ERROR): State.CLOSED,
     **{(READY, CLIENT, t): READY for t in sorted(CLIENT_MESSAGES - _HANDSHAKE)},
     (READY, CLIENT, "bye"): State.CLOSED,
     **{(READY, SERVER, t): READY for t in sorted(SERVER_MESSAGES - _HANDSHAKE)},
@@ -138,9 +157,11 @@ def _readers(state: State, sender: Role, plain: bool) -> dict[str, _Reader]:
     moves = _MOVES[state, sender]
     readers: dict[str, _Reader] = {
         t: MESSAGES[t]._from_wire for t, nxt in moves.items()
-        if t != FATAL_ERROR and (t != "error" and nxt is state) is plain}
+        if t not in (FATAL_ERROR, LOCKED_WELCOME) and (t != "error" and nxt is state) is plain}
     if not plain and FATAL_ERROR in moves:
         readers["error"] = Error._from_wire
+    if not plain and LOCKED_WELCOME in moves:
+        readers["welcome"] = Welcome._from_wire
     return readers
 
 
@@ -148,6 +169,16 @@ _PLAIN: Final = {(s, r): _readers(s, r, True) for s in State for r in Role}
 _CLOSER: Final = {(s, r): _readers(s, r, False) for s in State for r in Role}
 # What a state sends with no check beyond the peer's frame limit (the same messages).
 _SEND_PLAIN: Final = {key: frozenset(readers) for key, readers in _PLAIN.items()}
+
+
+def _move_type(message: Message) -> str:
+    """The type that names ``message``'s move in :data:`TRANSITIONS` (an ``error``'s
+    fatal flag, a ``welcome``'s login pick theirs)."""
+    if isinstance(message, Error) and message.fatal:
+        return FATAL_ERROR
+    if isinstance(message, Welcome) and message.login is not None:
+        return LOCKED_WELCOME
+    return message.type
 
 
 def _request_id(obj: Mapping[str, object]) -> int | str | None:
@@ -215,8 +246,8 @@ class Connection(FrameBuffer):
         self._recv_closer = _CLOSER[state, self.peer_role]
         self._send_plain = _SEND_PLAIN[state, self.role]
         # next_event's one test: an error, the end, or a server waiting to answer a hello.
-        self._blocked = state is ERROR or state is _CLOSED or (state is GREETING
-                                                              and self.role is SERVER)
+        self._blocked = state is ERROR or state is _CLOSED or (
+            (state is GREETING or state is CHECK) and self.role is SERVER)
 
     # ------------------------------------------------------------------ receiving
 
@@ -320,12 +351,15 @@ class Connection(FrameBuffer):
         if self._state is START and self.role is SERVER:
             return self._refuse("handshake_required",
                                 f"the first message must be a hello, not {kind}", obj)
+        if self._state is LOGIN and self.role is SERVER:
+            return self._refuse("password_required", f"this hall has a password: send "
+                                f"login before {kind}", obj)
         return self._refuse("unexpected_message", f"{kind} may not be sent by the "
                             f"{self.peer_role} in state {self._state}", obj)
 
     def _received(self, msg: Message, obj: Mapping[str, object]) -> None:
         """A received message that may change the state: error, or a handshake move."""
-        kind = FATAL_ERROR if isinstance(msg, Error) and msg.fatal else msg.type
+        kind = _move_type(msg)
         nxt = self._recv_moves.get(kind)
         if nxt is None:
             raise self._refuse("unexpected_message", f"a non-fatal error may not be sent "
@@ -393,11 +427,8 @@ class Connection(FrameBuffer):
             size = len(body)
             if size <= self._send_limit:
                 return pack_header(size) + body
-        kind = message.type
+        kind = _move_type(message)
         nxt = self._send_moves.get(kind)
-        if kind == "error" and message.fatal:  # type: ignore[attr-defined]
-            kind = FATAL_ERROR
-            nxt = self._send_moves.get(kind)
         if nxt is None:
             raise LocalProtocolError(f"the {self.role} may not send {message.type} in state "
                                      f"{self._state}", code="unexpected_message")

@@ -69,6 +69,13 @@ _CONNECTION = _codes(
     ("banned", True, "the server's host banned this name, player or address (admin_ban): "
                      "refused at connect or at the hello, with its token or not, and "
                      "closed when the ban is made; the message says until when"),
+    ("password_required", True, "the hall has a password (section 3.1): the hello came "
+                                "from a client below 1.2, a request other than login came "
+                                "before it, or no login came within handshake_seconds"),
+    ("wrong_password", True, "login: the proof is not that of the hall's password"),
+    ("too_many_attempts", False, "too many wrong passwords (or table codes) came from this "
+                                 "address lately: this one was not checked; retry_ms says "
+                                 "when the next is (fatal during the handshake)"),
     ("internal_error", False, "the server failed to handle the request (a bug). Unless the "
                               "message says the table was stopped, the game did not change; "
                               "after a table request the table's table_update follows, "
@@ -97,6 +104,10 @@ _LOBBY = _codes(
                               "bots"),
     ("no_such_game", False, "get_record: no game played has this number"),
     ("no_history", False, "the server keeps no history (it runs without its data file)"),
+    ("code_required", False, "join or watch: the table is private (its lock says what "
+                             "needs the code) and the request has no proof of its code"),
+    ("wrong_code", False, "join or watch: the proof is not that of the table's code"),
+    ("bad_lock", False, "create_table: both lock and invite, or watch_code without either"),
     ("not_your_seat", False, "action: its map names a seat that is not the sender's own "
                              "(a client never needs to name its seat)"),
     ("muted", False, "say: the server's host muted this player's chat for a time (the "
@@ -117,6 +128,13 @@ _LOBBY = _codes(
     ("bad_ban", False, "admin_ban, admin_unban: neither a name nor an address, or an "
                        "address that is not an IPv4 or IPv6 address, or too many bans"),
     ("no_such_ban", False, "admin_unban: no ban in force matches"),
+    ("bad_contribution", False, "contribute: a value that is not 64 lowercase hex digits, a "
+                                "reveal without a commitment of this seat in the deal_commit "
+                                "answered, or one whose SHA-256 is not that commitment"),
+    ("contribution_late", False, "contribute: it names a deal_commit whose shuffle has been "
+                                 "made (or that never was): it went on without this"),
+    ("contribution_twice", False, "contribute: this seat already answered this deal_commit, "
+                                  "or already has a commitment waiting for the next shuffle"),
     ("stale_action", False, "the action names a move that is not the current one; nothing "
                             "changed (a fresh your_turn follows when it is still your turn)"),
 )

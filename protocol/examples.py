@@ -5,20 +5,24 @@ docs/protocol.md's examples and its transcript, and the conformance kit
 tests/protocol/gen_docs.py; tests check that they stay in step.
 
 The transcript: two clients, ada and bob, meet at a Gin table (each frame where the
-server sends it: tests/server/test_transcript_order.py replays it); the deal is a shuffle
-seeded with :data:`SEED`; each seat plays a simple policy (pass the upcard, draw from the
-stock, knock when it may, else discard the card leaving the least deadwood). What each
-client receives is filtered by :func:`rummyhall.rules.event_for` and
+server sends it: tests/server/test_transcript_order.py replays it); the deal is the
+verifiable shuffle of :data:`KIT_SECRET` and ada's contribution :data:`KIT_ADA` (bob's
+client does not contribute), revealed when the hand ends; the second shuffle's
+announcement follows the deal, and ada answers it during the hand; each seat plays a simple policy
+(pass the upcard, draw from the stock, knock when it may, else discard the card leaving
+the least deadwood). What each client receives is filtered by :func:`rummyhall.rules.event_for` and
 :func:`rummyhall.rules.seat_view` before it is encoded.
 """
 
 from __future__ import annotations
 
-import random
+import hashlib
+import hmac
 from dataclasses import dataclass
 from typing import Any, Final
 
 from rummyhall.rules import (
+    Card,
     DeclareRummy,
     DrawDiscard,
     DrawStock,
@@ -39,6 +43,7 @@ from rummyhall.rules import (
     WentOut,
     best_discard,
     event_for,
+    make_deck,
     new_game,
     options_to_dict,
     parse_cards,
@@ -50,6 +55,7 @@ from rummyhall.rules import (
 from rummyhall.rules import (
     HandScored as HandScoredEvent,
 )
+from rummyhall.rules.fair_deal import DOMAIN, canonical_order, deal_key, deal_order
 
 from .connection import Connection
 from .limits import MINOR
@@ -69,8 +75,12 @@ from .messages import (
     BanInfo,
     Bans,
     Bye,
+    Challenge,
     Chat,
+    Contribute,
     CreateTable,
+    DealCommit,
+    DealRevealed,
     Error,
     EventMessage,
     GameInfo,
@@ -89,7 +99,10 @@ from .messages import (
     ListRatings,
     ListTables,
     LobbyUpdates,
+    LoggedIn,
+    Login,
     Message,
+    NewLock,
     Notice,
     Ok,
     OptionInfo,
@@ -108,6 +121,7 @@ from .messages import (
     Snapshot,
     Start,
     TableInfo,
+    TableLock,
     TableRemoved,
     Tables,
     TableUpdate,
@@ -117,9 +131,17 @@ from .messages import (
     YourTurn,
 )
 from .payloads import action_to_wire, event_to_wire, games_catalogue, view_to_wire
-from .proof import admin_proof
+from .proofs import KDF, LOGIN_LABEL, Verifier, admin_proof, derive, make_proof, table_label
 
-SEED: Final = 43
+#: The transcript's shuffle: the server's secret, and ada's contributions to the first
+#: deal and to the next shuffle (bob's client does not contribute).
+KIT_SECRET: Final = hashlib.sha256(b"rummyhall kit: the server's secret").digest()
+KIT_ADA: Final = hashlib.sha256(b"rummyhall kit: ada's contribution").digest()
+KIT_ADA_NEXT: Final = hashlib.sha256(b"rummyhall kit: ada's next contribution").digest()
+KIT_ADA_THIRD: Final = hashlib.sha256(b"rummyhall kit: ada's third contribution").digest()
+#: The secret of the second shuffle, announced as soon as the first is made.
+KIT_SECRET_2: Final = hashlib.sha256(b"rummyhall kit: the server's second secret").digest()
+WINDOW_MS: Final = 2000
 TABLE: Final = 1
 TURN_MS: Final = 60_000
 TOKENS: Final = {"ada": "6a1f0c9e2b7d4e8fa3c5b0d9e1f2a7c4",
@@ -129,10 +151,12 @@ ADMIN_PLAYERS: Final = {"bob": 1, "host": 2}
 """The player ids of the admin transcript (a server of its own: bob comes first)."""
 NONCES: Final = {"ada": "3b8e1f0a9c2d4e6f8a0b1c2d3e4f5a6b",
                  "bob": "c0ffee11d2e3f405a6b7c8d9e0f1a2b3",
-                 "host": "9d4c2b1a0f8e7d6c5b4a39281706f5e4"}
+                 "host": "9d4c2b1a0f8e7d6c5b4a39281706f5e4",
+                 "eve": "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"}
 ADMIN_CREDENTIAL: Final = "5f" * 32
 """The example admin credential of the admin transcript (a real one is 256 random bits)."""
-FEATURES: Final = ("bots", "chat", "lobby_updates", "resume", "spectators", "turn_timers")
+FEATURES: Final = ("bots", "chat", "lobby_updates", "private_tables", "resume", "spectators",
+                   "turn_timers")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +168,96 @@ class Frame:
     message: Message
 
 
+HALL_PASSWORD: Final = "correct horse battery staple"
+HALL_SALT: Final = "5a17c0ffee5a17c0ffee5a17c0ffee00"
+TABLE_PASSWORD: Final = "tuesday club"
+TABLE_SALT: Final = "7ab1e5a17ab1e5a17ab1e5a17ab1e500"
+EXAMPLE_ITERATIONS: Final = 4096
+"""PBKDF2's rounds in the examples (small, to check by hand; use 600000)."""
+
+
 def _welcome(name: str, features: tuple[str, ...] = FEATURES,
              token: str | None = None, player: int | None = None) -> Welcome:
     return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
                    features=features, nonce=NONCES[name],
                    session=Session(player=player or PLAYERS[name],
                                    token=token or TOKENS[name], resumed=False))
+
+
+def _locked_welcome(name: str) -> Welcome:
+    return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
+                   features=FEATURES, nonce=NONCES[name], session=None,
+                   login=Challenge(kdf=KDF, salt=HALL_SALT, iterations=EXAMPLE_ITERATIONS))
+
+
+def locked_pair(name: str = "ada") -> tuple[Connection, Connection]:
+    """A client and a server :class:`Connection` of a hall with a password, in LOGIN."""
+    client, server = Connection(CLIENT), Connection(SERVER)
+    server.receive_data(client.send(Hello(versions=(1,), name=name, kind="person",
+                                          minor=MINOR)))
+    server.next_event()
+    client.receive_data(server.send(_locked_welcome(name)))
+    client.next_event()
+    return client, server
+
+
+def password_transcript() -> list[Frame]:
+    """A login to a hall whose password is :data:`HALL_PASSWORD`: ada proves it; eve,
+    who replays ada's proof on her own connection, is refused (its nonce differs)."""
+    keys = derive(HALL_PASSWORD, bytes.fromhex(HALL_SALT), EXAMPLE_ITERATIONS)
+    proof = make_proof(keys, LOGIN_LABEL, NONCES["ada"])
+    return [
+        Frame(CLIENT, "ada", Hello(versions=(1,), name="ada", kind="person",
+                                   client="example 1.0", minor=MINOR)),
+        Frame(SERVER, "ada", _locked_welcome("ada")),
+        Frame(CLIENT, "ada", Login(proof=proof, id=1)),
+        Frame(SERVER, "ada", LoggedIn(session=Session(player=PLAYERS["ada"],
+                                                      token=TOKENS["ada"], resumed=False),
+                                      id=1)),
+        Frame(CLIENT, "eve", Hello(versions=(1,), name="eve", kind="person", minor=MINOR)),
+        Frame(SERVER, "eve", _locked_welcome("eve")),
+        Frame(CLIENT, "eve", Login(proof=proof, id=1)),
+        Frame(SERVER, "eve", Error(code="wrong_password", fatal=True, id=1,
+                                   message="wrong password")),
+    ]
+
+
+def table_verifier() -> Verifier:
+    """The verifier ada's client sends for the example's private table."""
+    return Verifier.of(TABLE_PASSWORD, bytes.fromhex(TABLE_SALT), EXAMPLE_ITERATIONS)
+
+
+def private_table_transcript() -> list[Frame]:
+    """ada creates a table with the password :data:`TABLE_PASSWORD`; bob's join without
+    the code is refused; with the proof of the code (keyed over his nonce) he sits."""
+    verifier = table_verifier()
+    lock = TableLock(kdf=KDF, salt=TABLE_SALT, iterations=EXAMPLE_ITERATIONS, invite=False,
+                     watch_code=True)
+    keys = derive(TABLE_PASSWORD, bytes.fromhex(TABLE_SALT), EXAMPLE_ITERATIONS)
+    seats: list[str | None] = [None, None]
+    frames = [
+        Frame(CLIENT, "ada", CreateTable(game="gin", players=2, turn_seconds=60, id=1,
+                                         lock=NewLock(kdf=KDF, salt=TABLE_SALT,
+                                                      iterations=EXAMPLE_ITERATIONS,
+                                                      stored_key=verifier.stored_key.hex()))),
+        Frame(SERVER, "ada", Ok(id=1, table=TABLE)),
+    ]
+    frames += [Frame(SERVER, n, TableUpdate(info=_info(None, seats, "waiting", lock)))
+               for n in ("ada", "bob")]
+    frames += [
+        Frame(CLIENT, "bob", Join(table=TABLE, seat=1, id=2)),
+        Frame(SERVER, "bob", Error(code="code_required", fatal=False, id=2,
+                                   message="table 1 is private: join with the proof of its "
+                                           "code")),
+        Frame(CLIENT, "bob", Join(table=TABLE, seat=1, id=3,
+                                  proof=make_proof(keys, table_label(TABLE), NONCES["bob"]))),
+        Frame(SERVER, "bob", Ok(id=3, table=TABLE, seat=1)),
+    ]
+    seats[1] = "bob"
+    frames.append(Frame(SERVER, "bob", Snapshot(table=TABLE, seq=0,
+                                                info=_info(None, seats, "waiting", lock),
+                                                view=None)))
+    return frames
 
 
 def _seat(seat: int, name: str | None) -> SeatInfo:
@@ -160,13 +268,14 @@ def _seat(seat: int, name: str | None) -> SeatInfo:
                     bot=None)
 
 
-def _info(game: Game | None, seats: list[str | None], state: str) -> TableInfo:
+def _info(game: Game | None, seats: list[str | None], state: str,
+          lock: TableLock | None = None) -> TableInfo:
     options = options_to_dict(game.options) if game is not None else \
         options_to_dict(new_game("gin", players=2).options)
     return TableInfo(table=TABLE, game="gin", options=options,
                      seats=tuple(_seat(i, n) for i, n in enumerate(seats)), state=state,
                      spectators=0, creator=PLAYERS["ada"], creator_name="ada",
-                     turn_seconds=TURN_MS // 1000, grace_seconds=120)
+                     turn_seconds=TURN_MS // 1000, grace_seconds=120, lock=lock)
 
 
 def ready_pair(name: str = "ada") -> tuple[Connection, Connection]:
@@ -221,16 +330,17 @@ def gin_transcript() -> list[Frame]:
         s(name, Snapshot(table=TABLE, seq=0, info=_info(None, seats, "waiting"), view=None))
         for other in names:
             s(other, TableUpdate(info=_info(None, seats, "waiting")))
+    digest = hashlib.sha256
+    c("ada", Contribute(table=TABLE, next=digest(KIT_ADA).hexdigest(), id=30))
+    s("ada", Ok(id=30, table=TABLE))
     c("ada", Start(table=TABLE, id=3))
     s("ada", Ok(id=3, table=TABLE))
     game = new_game("gin", players=2)
     info = _info(game, seats, "playing")
     for seat, name in enumerate(names):
         s(name, Snapshot(table=TABLE, seq=0, info=info, view=view_to_wire(seat_view(game, seat))))
-    order = list(game.shuffle_cards())
-    random.Random(SEED).shuffle(order)
-    events = game.apply(Shuffle(tuple(order)))
-    seq = 0
+    events, revealed = _kit_deal(game, frames)
+    seq, events = len(events), []  # (the deal's events are in the frames already)
     request = 10
     lobby_pending = True  # the lobby gathers its changes a moment: the update comes later
     while True:
@@ -252,12 +362,14 @@ def gin_transcript() -> list[Frame]:
             for name in names:
                 s(name, TableUpdate(info=info))
             lobby_pending = False
+            _kit_second_contribution(frames)
         action = _policy(game)
         request += 1
         c(names[mover], ActionMessage(table=TABLE, move=game.move_number,
                                       action=action_to_wire(action), id=request))
         s(names[mover], Ok(id=request, table=TABLE))
         events = game.apply(action)
+    frames.extend(Frame(SERVER, name, revealed) for name in names)  # the hand is over
     return frames
 
 
@@ -286,6 +398,44 @@ def admin_transcript() -> list[Frame]:
             fatal=True)),
         Frame(SERVER, host, Ok(id=3)),
     ]
+
+
+def _kit_deal(game: Game, frames: list[Frame]) -> tuple[list[Event], DealRevealed]:
+    """The first deal's frames (its commitment, ada's contribution); its events, and its
+    reveal (sent when the hand ends)."""
+    digest = hashlib.sha256
+    commitment = digest(KIT_SECRET).hexdigest()
+    for name in ("ada", "bob"):
+        frames.append(Frame(SERVER, name, DealCommit(
+            table=TABLE, commitment=commitment, seeded=False,
+            commitments=(digest(KIT_ADA).hexdigest(), None), window_ms=WINDOW_MS)))
+    frames.append(Frame(CLIENT, "ada", Contribute(
+        table=TABLE, commitment=commitment, reveal=KIT_ADA.hex(),
+        next=digest(KIT_ADA_NEXT).hexdigest(), id=31)))
+    frames.append(Frame(SERVER, "ada", Ok(id=31, table=TABLE)))
+    cards = canonical_order(game.shuffle_cards())
+    events = game.apply(Shuffle(deal_order(KIT_SECRET, {0: KIT_ADA}, cards)))
+    for seq, event in enumerate(events, 1):
+        for seat, name in enumerate(("ada", "bob")):
+            frames.append(Frame(SERVER, name, EventMessage(
+                table=TABLE, seq=seq, event=event_to_wire(event_for(event, seat)))))
+    for name in ("ada", "bob"):  # the next shuffle is announced at once
+        frames.append(Frame(SERVER, name, DealCommit(
+            table=TABLE, commitment=digest(KIT_SECRET_2).hexdigest(), seeded=False,
+            commitments=(digest(KIT_ADA_NEXT).hexdigest(), None), window_ms=WINDOW_MS)))
+    revealed = DealRevealed(table=TABLE, hand=1, shuffle="deal", commitment=commitment,
+                            secret=KIT_SECRET.hex(), contributions=(KIT_ADA.hex(), None),
+                            cards=tuple(str(c) for c in cards), seeded=False)
+    return events, revealed
+
+
+def _kit_second_contribution(frames: list[Frame]) -> None:
+    """ada answers the second shuffle's announcement during the hand."""
+    digest = hashlib.sha256
+    frames.append(Frame(CLIENT, "ada", Contribute(
+        table=TABLE, commitment=digest(KIT_SECRET_2).hexdigest(), reveal=KIT_ADA_NEXT.hex(),
+        next=digest(KIT_ADA_THIRD).hexdigest(), id=32)))
+    frames.append(Frame(SERVER, "ada", Ok(id=32, table=TABLE)))
 
 
 # ------------------------------------------------------------------ one example per type
@@ -325,6 +475,8 @@ def message_examples() -> dict[str, list[Message]]:
     ]
     extra += _history_examples()
     extra += _admin_examples()
+    extra += [f.message for f in password_transcript() + private_table_transcript()]
+    extra.append(Ok(id=1, table=TABLE, invite="k7pq-3mzx-9vfd"))
     for message in extra:
         found.setdefault(message.type, []).append(message)
     return found
@@ -405,3 +557,33 @@ def action_examples() -> dict[str, dict[str, Any]]:
     actions.append(DeclareRummy(0))
     return {a.kind: action_to_wire(a) for a in actions}
 
+
+
+def deal_examples() -> list[dict[str, Any]]:
+    """Worked examples of the verifiable shuffle (docs/protocol.md, "Verifiable deals"),
+    every intermediate value given, for a client in another language to check itself."""
+    digest = hashlib.sha256
+    cases: list[tuple[str, tuple[Card, ...], bytes, dict[int, bytes]]] = [
+        ("the transcript's deal: one deck, ada (seat 0) contributes", make_deck(),
+         KIT_SECRET, {0: KIT_ADA}),
+        ("Three Thirteen's 2 decks with 2 jokers each, seats 2 and 0 contribute",
+         make_deck(2, 2), KIT_SECRET, {2: KIT_ADA_NEXT, 0: KIT_ADA}),
+        ("a rebuilt stock of 7 cards (two 5d, a joker, a second-deck 9h), no contribution",
+         parse_cards("5d 5d JK Ac Ks 9h#1 2c"), KIT_ADA_NEXT, {}),
+    ]
+    out = []
+    for name, cards, secret, contributions in cases:
+        message = DOMAIN + b"".join(bytes([seat]) + contributions[seat]
+                                    for seat in sorted(contributions))
+        key = deal_key(secret, contributions)
+        out.append({
+            "about": name, "secret": secret.hex(), "commitment": digest(secret).hexdigest(),
+            "contributions": {str(seat): v.hex() for seat, v in sorted(contributions.items())},
+            "commitments": {str(seat): digest(v).hexdigest()
+                            for seat, v in sorted(contributions.items())},
+            "cards": [str(c) for c in canonical_order(cards)],
+            "key_message": message.hex(), "key": key.hex(),
+            "block_0": hmac.new(key, bytes(8), hashlib.sha256).hexdigest(),
+            "order": [str(c) for c in deal_order(secret, contributions, cards)],
+        })
+    return out

@@ -1,7 +1,9 @@
 """The protocol's constants: its name, versions, port, frame rules and the server defaults.
 
 Every number here appears in docs/protocol.md; a server announces the ones a client
-must respect in the ``limits`` of its ``welcome``.
+must respect in the ``limits`` of its ``welcome``. This module is the one source of each:
+the server's settings (server/config.py) take their defaults and bounds from here, and
+tests/server/test_defaults.py fails when a doc or a module states another value.
 """
 
 from __future__ import annotations
@@ -49,10 +51,16 @@ NONCE_LEN: Final = 32  # the welcome's nonce: 128 bits as lowercase hex
 PROOF_LEN: Final = 64  # an HMAC-SHA256 as lowercase hex
 MAX_BAN_SECONDS: Final = 31_536_000 * 10  # a ban lasts at most ten years (or until lifted)
 MAX_BANS: Final = 1_000  # bans a server holds at once (a bans reply lists them all)
+DEAL_HEX: Final = 64  # a deal's secret, contributions and commitments: 32 bytes as hex
+MAX_CONTRIBUTION_MS: Final = 30_000  # the longest window for contributions a server gives
 
 # ---------------------------------------------------------------- server defaults
 MESSAGES_PER_SECOND: Final = 100
 BURST: Final = 200
+MAX_RATE: Final = 10_000
+"""The most a server may set ``messages_per_second`` or ``burst`` to (the schema's bound)."""
+REPLY_BYTES_PER_TOKEN: Final = 4_096
+"""A reply (or a snapshot) costs its asker one more rate token for each whole 4 KiB of it."""
 HANDSHAKE_SECONDS: Final = 10
 IDLE_SECONDS: Final = 120
 PING_SECONDS: Final = 30

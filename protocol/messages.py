@@ -20,7 +20,7 @@ None. Every other field is *required*. Unknown fields are ignored.
     >>> Ping(id=7).to_wire()
     {'type': 'ping', 'id': 7}
     >>> Hello(versions=(1,), name="ada", kind="person")
-    Hello(protocol='rummyhall', versions=(1,), name='ada', kind='person', client=None)
+    Hello(protocol='rummyhall', versions=(1,), name='ada', kind='person', client=None, minor=None)
 
 A token is a secret: no ``repr`` shows it (so no log line can).
 """
@@ -34,6 +34,8 @@ from typing import Any, ClassVar, Self, TypeVar, cast, dataclass_transform
 
 from .limits import (
     BURST,
+    DEAL_HEX,
+    GRACE_SECONDS,
     HANDSHAKE_SECONDS,
     IDLE_SECONDS,
     INT_MAX,
@@ -41,12 +43,14 @@ from .limits import (
     MAX_BAN_SECONDS,
     MAX_BANS,
     MAX_CHAT,
+    MAX_CONTRIBUTION_MS,
     MAX_FRAME,
     MAX_FRAME_LIMIT,
     MAX_ID,
     MAX_LISTED_TABLES,
     MAX_NAME,
     MAX_PLAYER_ID,
+    MAX_RATE,
     MAX_SEATS,
     MAX_SECONDS,
     MAX_SERVER_FRAME,
@@ -59,11 +63,14 @@ from .limits import (
     PROOF_LEN,
     PROTOCOL,
     TOKEN_LEN,
+    TURN_SECONDS,
 )
 from .payloads import ACTION, EVENT, LEGAL_ACTION, VIEW_SPEC
+from .proofs import KDF, MAX_ITERATIONS, MAX_SALT_BYTES, MIN_SALT_BYTES
 from .schema import (
     ArrayT,
     BoolT,
+    CardT,
     EnumT,
     IdT,
     IntT,
@@ -104,6 +111,10 @@ def _is_word(text: str) -> bool:
     return text.isascii() and text.replace("_", "").isalnum() and text == text.lower()
 
 
+def _is_hex_bytes(text: str) -> bool:
+    return len(text) % 2 == 0 and _is_token(text)
+
+
 NAME = StrT(1, MAX_NAME, _is_name, "printable, no leading or trailing space", code="bad_name")
 LINE = StrT(1, MAX_CHAT, _is_line, "printable, not blank")
 TEXT = StrT(0, MAX_TEXT)
@@ -120,6 +131,13 @@ PLAYER = IntT(1, MAX_PLAYER_ID)
 COUNT = IntT(0, INT_MAX)
 SECONDS = IntT(0, MAX_SECONDS)
 FRAME_LIMIT = IntT(MIN_FRAME_LIMIT, MAX_FRAME_LIMIT)
+SALT = StrT(2 * MIN_SALT_BYTES, 2 * MAX_SALT_BYTES, _is_hex_bytes, "lowercase hex, whole bytes")
+ROUNDS = IntT(1, MAX_ITERATIONS)
+KDF_NAME = EnumT((KDF,))
+DIGEST = StrT(DEAL_HEX, DEAL_HEX, _is_token, "lowercase hex: 32 bytes")
+CONTRIBUTION = StrT(DEAL_HEX, DEAL_HEX, _is_token, "lowercase hex: 32 bytes",
+                    code="bad_contribution")
+SHUFFLE_KIND = EnumT(("deal", "rebuild"))
 ID_DOC = "the request id, echoed in the reply"
 
 
@@ -219,15 +237,47 @@ class Limits(Record):
     max_name: int = spec(IntT(1, MAX_NAME), "longest player name (characters)",
                          default=MAX_NAME)
     max_chat: int = spec(IntT(1, MAX_CHAT), "longest chat line (characters)", default=MAX_CHAT)
-    messages_per_second: int = spec(IntT(1, 10_000), "rate bucket refill (frames per second)",
+    messages_per_second: int = spec(IntT(1, MAX_RATE), "rate bucket refill (frames per second)",
                                     default=MESSAGES_PER_SECOND)
-    burst: int = spec(IntT(1, 10_000), "rate bucket size (frames)", default=BURST)
+    burst: int = spec(IntT(1, MAX_RATE), "rate bucket size (frames)", default=BURST)
     handshake_seconds: int = spec(IntT(1, MAX_SECONDS), "time allowed for the hello",
                                   default=HANDSHAKE_SECONDS)
     idle_seconds: int = spec(IntT(1, MAX_SECONDS), "a client silent this long is closed",
                              default=IDLE_SECONDS)
     ping_seconds: int = spec(IntT(1, MAX_SECONDS), "recommended keepalive interval",
                              default=PING_SECONDS)
+
+
+@record
+class Challenge(Record):
+    """How to prove the hall's password (welcome's login): the salt and rounds of its key."""
+
+    kdf: str = spec(KDF_NAME, "the key derivation: PBKDF2-HMAC-SHA256 (section 3.1)")
+    salt: str = spec(SALT, "the salt, as hex (8 to 64 bytes)")
+    iterations: int = spec(ROUNDS, "PBKDF2's rounds")
+
+
+@record
+class TableLock(Record):
+    """A private table's lock, as the lobby shows it: what a code's proof is made with."""
+
+    kdf: str = spec(KDF_NAME, "the key derivation: PBKDF2-HMAC-SHA256 (section 3.1)")
+    salt: str = spec(SALT, "the salt of the table's code, as hex")
+    iterations: int = spec(ROUNDS, "PBKDF2's rounds")
+    invite: bool = spec(BoolT(), "the code is an invite code the server made (else a "
+                                 "password the creator chose)")
+    watch_code: bool = spec(BoolT(), "watching needs the code too (else anybody may watch)")
+
+
+@record
+class NewLock(Record):
+    """A table password, as create_table sets it: its verifier, never the password."""
+
+    kdf: str = spec(KDF_NAME, "the key derivation: PBKDF2-HMAC-SHA256 (section 3.1)")
+    salt: str = spec(SALT, "a fresh random salt, as hex (8 to 64 bytes; 16 recommended)")
+    iterations: int = spec(ROUNDS, "PBKDF2's rounds (600000 recommended)")
+    stored_key: str = spec(PROOF, "SHA-256(HMAC(PBKDF2(password), \"Client Key\")), as hex",
+                           repr=False)
 
 
 @record
@@ -279,6 +329,9 @@ class TableInfo(Record):
     seeded: bool = spec(BoolT(), "the shuffles come from a fixed seed (tests and benchmarks "
                                  "only), not from the server's secure random generator",
                         default=False)
+    lock: TableLock | None = spec(OptT(RecordT(TableLock)), "a private table's lock: "
+                                  "joining (and watching, if watch_code) needs its code; "
+                                  "nil: an open table", default=None)
 
 
 @record
@@ -328,6 +381,9 @@ class Hello(Message):
                              default=None, repr=False)
     client: str | None = spec(OptT(StrT(1, 64)), "the client software and its version, "
                                                  "for the server's log", default=None)
+    minor: int | None = spec(OptT(IntT(0, 65_535)), "the minor version the client speaks "
+                             "(2 for 1.2); absent: 0 or 1. A hall with a password refuses "
+                             "a client below 2 (password_required)", default=None)
 
 
 @message("welcome", SERVER)
@@ -339,13 +395,35 @@ class Welcome(Message):
     limits: Limits = spec(RecordT(Limits), "the limits the client must respect")
     features: tuple[str, ...] = spec(ArrayT(WORD, 0, 64),
                                      "optional features this server offers")
-    session: Session = spec(RecordT(Session), "the client's identity")
+    session: Session | None = spec(OptT(RecordT(Session)), "the client's identity; nil "
+                                   "when the hall has a password (login's reply, "
+                                   "logged_in, carries it)")
     minor: int | None = spec(IntT(0, 65_535), "the minor version the server speaks of "
-                             "that version (1 for 1.1); absent: 0", default=None)
+                             "that version (2 for 1.2); absent: 0", default=None)
     nonce: str | None = spec(OptT(NONCE), "1.2: a fresh random value of this connection "
                              "(128 bits from a cryptographic generator): proofs are HMACs "
                              "over it, so a proof captured on one connection proves nothing "
                              "on another", default=None)
+    login: Challenge | None = spec(OptT(RecordT(Challenge)), "present when the hall has a "
+                                   "password: the client must send login with its proof "
+                                   "before anything else", default=None)
+
+
+@message("login", CLIENT, reply="logged_in")
+class Login(Message):
+    """Prove the hall's password (section 3.1): the only request a locked hall reads."""
+
+    proof: str = spec(PROOF, "client_key XOR HMAC(stored_key, \"rummyhall login \" + "
+                             "nonce), as hex", repr=False)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("logged_in", SERVER)
+class LoggedIn(Message):
+    """The password was right: the session, as a welcome without a password carries it."""
+
+    session: Session = spec(RecordT(Session), "the client's identity")
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
 
 
 # ------------------------------------------------------------------ replies and keepalive
@@ -359,6 +437,9 @@ class Ok(Message):
     table: int | None = spec(OptT(TABLE), "the table concerned (create_table: the new one)",
                              default=None)
     seat: int | None = spec(OptT(SEAT), "join: the seat taken", default=None)
+    invite: str | None = spec(OptT(StrT(1, 64)), "create_table with invite: the table's "
+                              "invite code, to share (the server keeps only its verifier)",
+                              default=None, repr=False)
 
 
 @message("error", SERVER)
@@ -456,12 +537,20 @@ class CreateTable(Message):
     options: Mapping[str, bool | int | str] | None = spec(
         OptT(MapT(ScalarT())), "house rules; the rest take their defaults", default=None)
     turn_seconds: int | None = spec(OptT(SECONDS), "time per decision (0 = no timer); "
-                                                   "default: the server's (0 out of the box)",
+                                                   f"default: the server's ({TURN_SECONDS} out of "
+                                                   "the box)",
                                     default=None)
     grace_seconds: int | None = spec(OptT(SECONDS), "seat held for a disconnected player "
-                                                    "before a house bot plays; default 120",
+                                                    "before a house bot plays; default: the "
+                                                    f"server's ({GRACE_SECONDS} out of the box)",
                                      default=None)
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    lock: NewLock | None = spec(OptT(RecordT(NewLock)), "a private table with a password: "
+                                "its verifier (section 6.1)", default=None)
+    invite: bool | None = spec(OptT(BoolT()), "true: an invite-only table; the ok carries "
+                               "its invite code (section 6.1)", default=None)
+    watch_code: bool | None = spec(OptT(BoolT()), "with lock or invite: whether watching "
+                                   "needs the code too; default true", default=None)
 
 
 @message("join", CLIENT, reply="ok")
@@ -472,6 +561,8 @@ class Join(Message):
     seat: int | None = spec(OptT(SEAT), "the seat wanted; absent: the first empty one",
                             default=None)
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    proof: str | None = spec(OptT(PROOF), "a private table: the proof of its code "
+                             "(section 6.1)", default=None, repr=False)
 
 
 @message("leave", CLIENT, reply="ok")
@@ -488,6 +579,8 @@ class Watch(Message):
 
     table: int = spec(TABLE, "the table")
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+    proof: str | None = spec(OptT(PROOF), "a private table whose lock has watch_code: the "
+                             "proof of its code (section 6.1)", default=None, repr=False)
 
 
 @message("add_bot", CLIENT, reply="ok")
@@ -626,6 +719,56 @@ class Resync(Message):
                              default=None)
 
 
+@message("deal_commit", SERVER)
+class DealCommit(Message):
+    """The next shuffle is announced: the server's commitment, and the seats' (section 7,
+    "Verifiable deals"). Sent to every seat and spectator as soon as the shuffle before it
+    is made (the game's first: when it starts), before any card of it is dealt."""
+
+    table: int = spec(TABLE, "the table")
+    commitment: str = spec(DIGEST, "SHA-256 of the server's secret for this shuffle")
+    seeded: bool = spec(BoolT(), "true: the secret comes from the server's fixed seed (tests "
+                                 "and benchmarks), so whoever knows the seed knows it")
+    commitments: tuple[str | None, ...] = spec(
+        ArrayT(OptT(DIGEST), 1, MAX_SEATS), "per seat, the commitment (SHA-256) to the "
+        "contribution the server waits for from it; nil: none is waited for")
+    window_ms: int = spec(IntT(0, MAX_CONTRIBUTION_MS), "how long from now the shuffle may "
+                          "wait for the contributions, at most (0: it waits for none)")
+
+
+@message("contribute", CLIENT, reply="ok")
+class Contribute(Message):
+    """A seat's answer to deal_commit: its contribution, and its commitment to the next."""
+
+    table: int = spec(TABLE, "the table")
+    commitment: str | None = spec(OptT(DIGEST), "the deal_commit answered (its commitment); "
+                                  "nil: none, only next is given", default=None)
+    reveal: str | None = spec(OptT(CONTRIBUTION), "the contribution (32 random bytes) whose "
+                              "commitment deal_commit lists for this seat; nil: none",
+                              default=None)
+    next: str | None = spec(OptT(CONTRIBUTION), "SHA-256 of the contribution this seat will "
+                            "reveal at the next shuffle; nil: none", default=None)
+    id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
+
+
+@message("deal_revealed", SERVER)
+class DealRevealed(Message):
+    """A hand has ended: the secret and the contributions of one of its shuffles, for
+    every seat and spectator to recompute the order (section 7, "Verifiable deals")."""
+
+    table: int = spec(TABLE, "the table")
+    hand: int = spec(IntT(1, INT_MAX), "the hand (as in its deal_commit)")
+    shuffle: str = spec(SHUFFLE_KIND, "deal or rebuild (as in its deal_commit)")
+    commitment: str = spec(DIGEST, "the commitment of its deal_commit")
+    secret: str = spec(CONTRIBUTION, "the server's secret: SHA-256 of it is the commitment")
+    contributions: tuple[str | None, ...] = spec(
+        ArrayT(OptT(CONTRIBUTION), 1, MAX_SEATS), "per seat, the contribution mixed in; nil: "
+        "none (not waited for, or not revealed in time)")
+    cards: tuple[str, ...] = spec(ArrayT(CardT(), 1, MAX_ARRAY_LEN), "the cards shuffled, in "
+                                  "canonical order (ascending card code)")
+    seeded: bool = spec(BoolT(), "as in its deal_commit")
+
+
 # ------------------------------------------------------------------ history and ratings
 
 
@@ -678,8 +821,10 @@ class JournalEntry(Record):
 
     seat: int | None = spec(OptT(SEAT), "the seat that acted; nil for a shuffle")
     action: dict[str, Any] = spec(LEGAL_ACTION, "the action (see Actions); a shuffle is "
-                                                "{\"kind\": \"shuffle\", \"order\": [cards]}, "
-                                                "order[0] dealt first")
+                                                "{\"kind\": \"shuffle\", \"order\": [cards], "
+                                                "\"proof\": {...}}, order[0] dealt first; "
+                                                "proof (from 1.2): how it was derived "
+                                                "(section 7, Verifiable deals)")
 
 
 @record

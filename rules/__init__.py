@@ -76,6 +76,7 @@ from .solver import (
     deadwood_at_most,
     deadwood_points,
     discard_deadwoods,
+    discards_at_most,
     knocker_arrangement,
     optimal_arrangements,
 )
@@ -102,7 +103,7 @@ __all__ = [
     "SeatAction", "SeatView", "Showdown", "Shuffle", "StockRebuilt", "TableMeld",
     "ThreeThirteen", "WentOut", "WrongPhase", "best_arrangement", "best_discard",
     "best_layoffs", "can_lay_off", "chosen_arrangement", "deadwood_at_most",
-    "deadwood_points", "discard_deadwoods", "event_for", "format_cards",
+    "deadwood_points", "discard_deadwoods", "discards_at_most", "event_for", "format_cards",
     "knocker_arrangement", "layoff_cards", "make_deck", "meld_kind", "meld_rules_for",
     "new_game", "optimal_arrangements", "option_specs", "options_to_dict", "order_meld",
     "parse_cards", "parse_options", "seat_view", "sort_key", "view_meld_rules",

@@ -68,6 +68,7 @@ from .events import (
 )
 from .melds import MeldRules
 from .options import GameOptions
+from .solver import discards_at_most
 
 # Engineering cap (docs/rules.md 1, "When the stock runs out"): a hand whose stock
 # runs out more often than this is void.
@@ -429,6 +430,12 @@ class Game:
         if self.taken is not None and self.options.forbid_discarding_taken_card:
             return [c for c in hand if c != self.taken]
         return list(hand)
+
+    def _discardable_within(self, seat: int, limit: int) -> list[Card]:
+        """The cards ``seat`` may discard now keeping a least deadwood of at most ``limit``."""
+        taken = self.taken if self.options.forbid_discarding_taken_card else None
+        return [c for c in discards_at_most(self.hands[seat], self.meld_rules, limit)
+                if c != taken]
 
     def discard_actions(self, seat: int) -> list[SeatAction]:
         """A :class:`Discard` for every card ``seat`` may discard now.

@@ -45,13 +45,29 @@ States ``(naturals, wilds left, capacity capped at wilds left, wild counts)`` ar
 memoised. Naturals that cannot belong to any meld (possible to tell only with fewer
 than two wild cards) are removed first as pure deadwood.
 
+*Bounded questions* ("at most ``limit``?", the knocks and going out a game lists at every
+turn, :func:`deadwood_at_most` and :func:`discards_at_most`) first take a lower bound:
+a natural that no meld with another natural can hold (no second card of its rank
+with a wild card, nor a third; no card of its suit within reach of the wild cards) is
+deadwood unless two wild cards meld it, so all but the dearest ``wilds // 2`` of those
+stay unmelded; with one wild card, all but those its one meld holds (a set of a rank
+held twice, or a run where it fills the one gap). Only then the general search runs,
+bounded: a natural left unmelded spends its points from the limit, melds are tried
+first, the first arrangement within the limit ends it, and a bound found too small for
+a state is remembered. "Some discard" is one search that may set one natural aside for
+nothing; only when it succeeds is each discard searched. Fewer than six cards with
+nothing unmelded are one meld, which :func:`meld_kind` checks directly.
+
 Caches. Equal :class:`MeldRules` share one context (at most ``_MAX_CONTEXTS`` = 16;
 all are dropped when a 17th arrives) holding the general path's memo and candidate
 tables. The fast path's tables are shared by the rules with the same ace mode and card
 values: one run-mask table per ace mode (three at most) and at most 16 value tables,
 about 0.3 MB each. The general path's tables, all rules together, are cleared once
 they exceed ``_MEMO_LIMIT`` = 200,000 entries (about 30 MB; checked every 16 searches,
-so the overshoot is a few searches' states). Worst case, about 45 MB in all. Nothing in
+so the overshoot is a few searches' states). Worst case, about 45 MB in all, and the
+bounds' suit tables of each context (by pattern: points, partners for up to three wild
+cards, the runs one wild card completes; filled as patterns come, 2**14 entries at
+most each) up to about 5 MB more per context. Nothing in
 them depends on a hand or a seat, and results never depend on the caches;
 :func:`clear_caches` drops them. Hands are limited to ``_MAX_HAND`` = 20 cards (the
 games hold 14 at most): the set choices grow exponentially with the ranks that can
@@ -87,6 +103,7 @@ __all__ = [
     "deadwood_at_most",
     "deadwood_points",
     "discard_deadwoods",
+    "discards_at_most",
     "knocker_arrangement",
 ]
 
@@ -106,6 +123,8 @@ _FACES: Final = (1 << 64) - 1  # the face bits of a scanned hand
 _POINTS_AT: Final = 72  # where a scanned hand's points start (the face bits carry at most to 68)
 _NO_LIMIT: Final = 31  # "unbounded" capacity; capacities are capped by the wild cards left
 _MAX_HAND: Final = 20  # cards per call; the games hold 14 at most (5-bit counts fit too)
+_ONE_MELD: Final = 5  # the most cards that cannot hold two melds
+_KEPT_WILDS: Final = 3  # the bounds' suit tables are kept for this many wild cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +251,44 @@ def _bits(x: int) -> Iterator[int]:
         x ^= low
 
 
+def _stretch(q: int, g: int) -> int:
+    """The bits of the stretch of consecutive set bits of ``q`` through bit ``g`` (set)."""
+    up = q >> g
+    top = g + ((up + 1) & ~up).bit_length() - 1
+    low = (~q & ((1 << g) - 1)).bit_length()
+    return ((1 << top) - 1) & ~((1 << low) - 1)
+
+
+def _positions(p: int, mode: AceMode) -> int:
+    """A suit pattern's run positions: the ace at 14 too (high or low), or the pattern
+    twice, 13 positions apart (round the corner)."""
+    if mode == "high_or_low":
+        return p | (p & 2) << 13
+    if mode == "round_the_corner":
+        return p | p << 13
+    return p
+
+
+def _ranks_of(positions: int) -> int:
+    """Rank bits of run positions (14 is the ace; 14..26 are round the corner)."""
+    ranks = positions & _SUIT
+    for pos in _bits(positions >> 14):
+        ranks |= 1 << ((pos + 14 - 1) % 13 + 1)
+    return ranks
+
+
+@dataclass(frozen=True, slots=True)
+class _Lonely:
+    """What :meth:`_Context.unsupported` finds in a hand: masks of faces (bit ``face``)."""
+
+    wilds: int
+    lonely: int  # naturals no meld with another natural holds, with all the wild cards
+    fewer: int  # the same with one wild card fewer (0 without wild cards)
+    naturals: int  # every natural face
+    dup: int  # faces held twice or more
+    pairs: int  # ranks (bit ``rank``) of which two naturals or more are held
+
+
 class _Lazy(dict[int, _V]):
     """A lazily filled table: a missing entry is computed by ``fill`` on first use."""
 
@@ -281,18 +338,153 @@ class _Context:
                                                            tuple(self.rank_points))
         self.run_mask = _mask_table(rules.ace_mode)
         self.near_mask = _Lazy(self._near_mask)
+        # By wild cards at hand (0..13), then rank: the ranks a run may share with it.
+        self.run_partners = [[self._run_partners(r, w) for r in range(16)]
+                             for w in range(MAX_RUN + 1)]
+        # By wild cards at hand, then suit pattern: its ranks with another in reach.
+        # (Kept for up to three wild cards: 2**14 entries at most each.)
+        self.partner_masks = [_Lazy(self._partner_mask(w)) for w in range(_KEPT_WILDS + 1)]
+        self.pattern_points = [v + d for v, d in zip(self.run_value, self.suit_deadwood,
+                                                     strict=True)]
+        self.wild_runs = _Lazy(self._wild_runs)
         # General path.
         self.memo: dict[int, int] = {}
         self.set_cache: dict[tuple[int, ...], _SetCands] = {}
         self.run_cache: dict[tuple[int, int, int], _SetCands] = {}
         self.leaf_cache: dict[tuple[int, int, int, int], tuple[int, int, int, int]] = {}
         self.recursions: dict[tuple[int, int], Callable[[int, int, int, int], int]] = {}
+        # The bounded search: per state, the largest bound known to be too small.
+        self.fail_memo: dict[int, int] = {}
+        self.bounded_searches: dict[tuple[int, int],
+                                    Callable[[int, int, int, int, int], bool]] = {}
 
     # -- suit tables --------------------------------------------------------------
 
     def _pattern_points(self, p: int) -> int:
         rp = self.rank_points
         return sum(rp[r] for r in _bits(p))
+
+    def _partner_mask(self, wilds: int) -> Callable[[int], int]:
+        partners = self.run_partners[wilds]
+
+        def mask(p: int) -> int:
+            return sum(1 << r for r in _bits(p) if p & ~(1 << r) & partners[r])
+        return mask
+
+    def _run_partners(self, rank: int, wilds: int) -> int:
+        """The ranks that fit in one run with ``rank`` and at most ``wilds`` wild cards."""
+        if not 1 <= rank <= 13:
+            return 0
+        return sum(1 << q for q in range(1, 14)
+                   if q != rank and max(3, run_span([rank, q], self.rules)) - 2 <= wilds)
+
+    def unsupported(self, hand: Sequence[int]) -> _Lonely:
+        """The naturals of ``hand`` that no meld with another natural can hold.
+
+        With all the hand's wild cards, and with one fewer (a wild discarded). Such a
+        natural can only be melded with two wild cards or more and no other natural. A
+        natural with another can only share a set of its rank (two of them and a wild
+        card at least, or three) or a run of its suit with a rank in reach of the wild
+        cards (none: a run of three or more naturals, which ``run_mask`` holds).
+        """
+        m = sum(map(self.bit_of, hand))
+        pm = dup = trip = 0
+        if m.bit_count() == len(hand):  # no face twice: the sum is the faces
+            pm = m & ~self.wild_bits
+            wilds = len(hand) - pm.bit_count()
+        else:
+            wild_rank = self.rules.wild_rank
+            wilds = 0
+            for card in hand:
+                face = card & 63
+                if face & 15 in (JOKER_RANK, wild_rank):
+                    wilds += 1
+                    continue
+                bit = 1 << face
+                trip |= dup & bit
+                dup |= pm & bit
+                pm |= bit
+        a, b, c, d = pm & _SUIT, pm >> 16 & _SUIT, pm >> 32 & _SUIT, pm >> 48
+        da = dup | dup >> 16 | dup >> 32 | dup >> 48
+        two = (a & (b | c | d)) | (b & (c | d)) | (c & d)
+        three = ((a & b & (c | d)) | (c & d & (a | b)) | (da & two)
+                 | trip | trip >> 16 | trip >> 32 | trip >> 48) & _SUIT
+        pairs = (two | da) & _SUIT
+        if not self.set_sizes:
+            three = pairs = 0
+        masks = []
+        for w in (wilds, wilds - 1):
+            if w < 0:
+                masks.append(0)
+                continue
+            ranks = pairs if w else three
+            if w <= _KEPT_WILDS:
+                support = self.run_mask if not w else self.partner_masks[w]
+                masks.append(sum((p & ~support[p] & ~ranks) << (16 * s)
+                                 for s, p in enumerate((a, b, c, d)) if p))
+            else:
+                partner = self._partner_mask(min(w, MAX_RUN))
+                masks.append(sum((p & ~partner(p) & ~ranks) << (16 * s)
+                                 for s, p in enumerate((a, b, c, d)) if p))
+        return _Lonely(wilds, masks[0], masks[1], pm, dup, pairs)
+
+    def lonely_points(self, mask: int, dup: int) -> int:
+        """The points of the naturals of face ``mask`` (those of ``dup`` held twice)."""
+        pts = self.pattern_points
+        total = 0
+        for m in (mask, mask & dup):
+            if m:
+                total += (pts[m & _SUIT] + pts[m >> 16 & _SUIT] + pts[m >> 32 & _SUIT]
+                          + pts[m >> 48])
+        return total
+
+    def lonely_list(self, mask: int, dup: int) -> list[int]:
+        """The points of each natural of face ``mask``, dearest first."""
+        points = self.face_points
+        out = [points[f] for f in _bits(mask)] + [points[f] for f in _bits(mask & dup)]
+        out.sort(reverse=True)
+        return out
+
+    def wild_cover(self, found: _Lonely) -> int:
+        """At most how many points of ``found.fewer`` one meld with one wild card holds.
+
+        Those naturals (no meld of naturals only holds them) can meld only beside a
+        wild card: in a set of a rank held twice, or in a run where the wild card fills
+        the one position missing next to them (:meth:`_wild_runs`).
+        """
+        mask, dup = found.fewer, found.dup
+        best = 0
+        rp = self.rank_points
+        for r in _bits(found.pairs & (mask | mask >> 16 | mask >> 32 | mask >> 48)):
+            held = mask >> r & _SPREAD
+            best = max(best, rp[r] * (held.bit_count() + (held & dup >> r).bit_count()))
+        pts = self.pattern_points
+        runs = self.wild_runs
+        naturals = found.naturals
+        for s in range(4):
+            lone = mask >> (16 * s) & _SUIT
+            if lone:
+                for run in runs[naturals >> (16 * s) & _SUIT]:
+                    best = max(best, pts[lone & run])
+        return best
+
+    def _wild_runs(self, p: int) -> list[int]:
+        """The ranks of each run a suit pattern makes with one wild card (as rank bits).
+
+        The wild card fills one missing position, joining the stretches of positions
+        held on both sides (three cards at least). Counted generously (an ace at both
+        ends, round the corner twice): a bound takes them.
+        """
+        mode = self.rules.ace_mode
+        q = _positions(p, mode)
+        top = 13 if mode == "low" else 14 if mode == "high_or_low" else 26
+        out = []
+        for g in range(1, top + 1):
+            if not q >> g & 1:
+                run = _stretch(q | 1 << g, g) & ~(1 << g)
+                if run.bit_count() >= 2:
+                    out.append(_ranks_of(run))
+        return out
 
     def _near_mask(self, p: int) -> int:
         """Ranks of ``p`` that fit in a 3-position window with another rank of ``p``."""
@@ -583,11 +775,13 @@ class _Context:
 
     def cache_size(self) -> int:
         """Entries held by the general path's caches."""
-        return len(self.memo) + len(self.set_cache) + len(self.run_cache) + len(self.leaf_cache)
+        return (len(self.memo) + len(self.set_cache) + len(self.run_cache)
+                + len(self.leaf_cache) + len(self.fail_memo))
 
     def clear_general(self) -> None:
         """Drop the general path's caches (its closures keep working: they share the memo)."""
-        for cache in (self.memo, self.set_cache, self.run_cache, self.leaf_cache):
+        for cache in (self.memo, self.set_cache, self.run_cache, self.leaf_cache,
+                      self.fail_memo):
             cache.clear()
 
     def set_candidates(self, n: int, rank: int, suit: int, w: int) -> _SetCands:
@@ -746,6 +940,84 @@ class _Context:
         _trim_caches()
         rec = self.recursion(len(wilds), len(jokers))
         return certain + rec(n, pm, len(wilds) + len(jokers), 0)
+
+    def general_at_most(self, hand: Sequence[int], limit: int, *, spare: bool = False) -> bool:
+        """``general_deadwood(hand) <= limit``, by a search bounded by ``limit``.
+
+        The search of :meth:`recursion`, but each natural left as deadwood spends its
+        points from what ``limit`` allows, melds are tried first and the first
+        arrangement within the bound ends it: a small bound leaves few branches. A
+        state's exact value, when the full search knows it, answers at once; a bound
+        found too small for a state is remembered (``fail_memo``: the largest such).
+
+        With ``spare``: whether the hand without one of its naturals (some discard)
+        keeps at most ``limit``; the search sets one natural aside for nothing.
+        """
+        n, pm, wilds, jokers, dead = self.classify(hand)
+        points = self.face_points
+        budget = limit - sum(points[c & 63] for c in dead)
+        fits = self.bounded(len(wilds), len(jokers))
+        w = len(wilds) + len(jokers)
+        _trim_caches()
+        if spare and dead:  # the spare natural is one no meld holds: the dearest
+            wider = budget + max(points[c & 63] for c in dead)
+            if wider >= 0 and fits(n, pm, w, 0, 2 * wider):
+                return True
+        return budget >= 0 and fits(n, pm, w, 0, 2 * budget + spare)
+
+    def bounded(self, a: int, j: int) -> Callable[[int, int, int, int, int], bool]:
+        """The search ``fits(naturals, presence, wilds left, capacity, room)``: room is
+        the points allowed unmelded times two, plus one for a spare discard."""
+        found = self.bounded_searches.get((a, j))
+        if found is not None:
+            return found
+        total_wilds = a + j
+        tag = a << _FIELD | j
+        memo, fails = self.memo, self.fail_memo
+        fpts = self.face_points
+        leaf = self.leaf
+        set_cands = self.set_candidates
+        run_cands = self.run_candidates
+
+        def fits(n: int, pm: int, w: int, cap: int, room: int) -> bool:
+            # room: the points still allowed unmelded, times two, plus one while a
+            # natural may still be set aside for nothing (the spare discard).
+            if not n:
+                return not room & 1 and leaf(a, j, total_wilds - w, cap)[0] <= room >> 1
+            key = (((n << _FIELD | w) << _FIELD | cap) << (2 * _FIELD)) | tag
+            if not room & 1:
+                value = memo.get(key)
+                if value is not None:
+                    return value <= room >> 1
+            key = key << 1 | room & 1
+            if fails.get(key, -1) >= room:
+                return False
+            low = n & -n
+            face = (low.bit_length() - 1) // _FIELD
+            suit = face >> 4
+            for cands in (set_cands(n, face & 15, suit, w), run_cands(pm, suit, w)):
+                for delta, faces, need, capacity in cands:
+                    n2 = n - delta
+                    pm2 = pm
+                    for f in faces:
+                        if not n2 >> (_FIELD * f) & _COUNT:
+                            pm2 ^= 1 << f
+                    w2 = w - need
+                    if fits(n2, pm2, w2, min(cap + capacity, w2), room):
+                        return True
+            # The lowest natural unmelded, or set aside.
+            shift = _FIELD * face
+            n1 = n - (1 << shift)
+            pm1 = pm if n1 >> shift & _COUNT else pm ^ 1 << face
+            spent = 2 * fpts[face]
+            if (room & 1 and fits(n1, pm1, w, cap, room - 1)) or (
+                    spent <= room and fits(n1, pm1, w, cap, room - spent)):
+                return True
+            fails[key] = room
+            return False
+
+        self.bounded_searches[(a, j)] = fits
+        return fits
 
     def general_arrangement(self, hand: Sequence[int]) -> tuple[list[list[Card]], list[Card]]:
         """A best arrangement (melds, deadwood) of a hand with wild or identical cards."""
@@ -945,7 +1217,27 @@ def deadwood_at_most(cards: Iterable[int], rules: MeldRules, limit: int) -> bool
     m, _ = _scan(ctx, hand)
     if _is_fast(ctx, hand, m):
         return deadwood_points(hand, rules) <= limit
-    return ctx.general_deadwood(hand, limit) <= limit
+    if len(set(hand)) != len(hand):
+        raise CardError(f"a card appears twice in {format_cards(hand)}")
+    if limit < 0:
+        return False
+    if not limit and len(hand) <= _ONE_MELD and min(_points(ctx, list(hand))) > 0:
+        return not hand or meld_kind(hand, rules) is not None  # one meld, or none
+    return _lonely_bound(ctx, ctx.unsupported(hand)) <= limit and ctx.general_at_most(
+        hand, limit)
+
+
+def _lonely_bound(ctx: _Context, found: _Lonely) -> int:
+    """A lower bound of the least deadwood: the naturals no meld with another natural
+    holds stay unmelded, but those the wild cards meld two by two (the dearest) or, with
+    one wild card, those its one meld holds."""
+    wilds = found.wilds
+    if wilds < 2:
+        bound = ctx.lonely_points(found.lonely, found.dup)
+        if wilds:
+            bound = max(bound, ctx.lonely_points(found.fewer, found.dup) - ctx.wild_cover(found))
+        return bound
+    return sum(ctx.lonely_list(found.lonely, found.dup)[wilds // 2:])
 
 
 def best_arrangement(cards: Iterable[int], rules: MeldRules) -> Arrangement:
@@ -1045,6 +1337,78 @@ def discard_deadwoods(cards: Sequence[int], rules: MeldRules) -> dict[Card, int]
     hand = tuple(cards)
     values = _discard_list(_context(rules), hand)
     return {Card(c): v for c, v in zip(hand, values, strict=True)}
+
+
+def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list[Card]:
+    """The cards whose discard leaves a least deadwood of at most ``limit``, in hand order.
+
+    The cards ``c`` with ``discard_deadwoods(cards, rules)[c] <= limit`` (who may knock
+    or go out, and with what), sooner. Without wild or identical cards, one solve of the
+    whole hand bounds every discard (the kept cards' best arrangement plus the discard
+    is one of the whole hand's). With them, a bound by :meth:`_Context.unsupported`,
+    then one search bounded by ``limit`` for "some natural's discard" (usually no), and
+    only then the search for each discard left, once per face (wild-rank cards are all
+    alike, and jokers). Raises :class:`CardError` on bad or repeated cards.
+    """
+    hand = tuple(cards)
+    ctx = _context(rules)
+    m, total = _scan(ctx, hand)
+    if _is_fast(ctx, hand, m):
+        points = ctx.face_points
+        if not hand or deadwood_points(hand, rules) - max(points[c & 63] for c in hand) > limit:
+            return []
+        values = ctx.fast_discards(hand, m, total)
+        return [Card(c) for c, v in zip(hand, values, strict=True) if v <= limit]
+    if len(set(hand)) != len(hand):
+        raise CardError(f"a card appears twice in {format_cards(hand)}")
+    if limit < 0:
+        return []
+    if not limit and len(hand) <= _ONE_MELD + 1 and min(_points(ctx, list(hand))) > 0:
+        # Nothing unmelded, fewer than six cards kept: they are one meld.
+        return [Card(c) for i, c in enumerate(hand)
+                if not hand[:i] + hand[i + 1:] or meld_kind(hand[:i] + hand[i + 1:], rules)]
+    return _general_discards(ctx, hand, limit)
+
+
+def _points(ctx: _Context, cards: list[int]) -> list[int]:
+    points = ctx.face_points
+    return [points[c & 63] for c in cards]
+
+
+def _general_discards(ctx: _Context, hand: tuple[int, ...], limit: int) -> list[Card]:
+    """:func:`discards_at_most` of a hand with wild or identical cards."""
+    found = ctx.unsupported(hand)
+    wilds = found.wilds
+    # Bounds first (:func:`_lonely_bound`): a natural discarded takes one lonely card
+    # away at most. Then one search tells whether any natural's discard does (most
+    # hands answer no), and only then each discard is searched.
+    bound = _lonely_bound(ctx, found)
+    if bound > limit:  # less the dearest lonely card
+        bound -= max(ctx.lonely_list(found.fewer if wilds else found.lonely, found.dup),
+                     default=0)
+    naturals_may = (len(hand) > wilds and bound <= limit
+                    and ctx.general_at_most(hand, limit, spare=True))
+    wild_rank = ctx.rules.wild_rank
+    by_key: dict[int, bool] = {}
+    out = []
+    for i, card in enumerate(hand):
+        face = card & 63
+        rank = face & 15
+        key = -1 if rank == wild_rank else face  # (jokers are all of face 0)
+        fits = by_key.get(key)
+        if fits is None:
+            if rank in (JOKER_RANK, wild_rank):  # the wild cards one fewer
+                may = (ctx.lonely_points(found.fewer, found.dup) if wilds < 3 else
+                       sum(ctx.lonely_list(found.fewer, found.dup)[(wilds - 1) // 2:])
+                       ) <= limit
+            else:
+                may = naturals_may
+            kept = hand[:i] + hand[i + 1:]
+            fits = by_key[key] = (may and _lonely_bound(ctx, ctx.unsupported(kept)) <= limit
+                                  and ctx.general_at_most(kept, limit))
+        if fits:
+            out.append(Card(card))
+    return out
 
 
 def best_discard(cards: Sequence[int], rules: MeldRules,
@@ -1157,10 +1521,9 @@ def best_layoffs(cards: Iterable[int], target_melds: Sequence[Sequence[int]],
     return LayoffResult(own.melds, tuple(layoffs), own.deadwood, own.points)
 
 
-def _optimal_arrangements(hand: tuple[Card, ...], rules: MeldRules,
-                          points: int) -> Iterator[Arrangement]:
-    """Every arrangement of ``hand`` whose deadwood is ``points`` (the least), in a fixed order."""
-    size = len(hand)
+def _melds_by_lowest_card(hand: tuple[Card, ...], rules: MeldRules) -> dict[int, list[int]]:
+    """Every valid meld of ``hand`` as a bit mask of its positions, listed under the
+    position of its lowest card, each list in increasing order of the masks."""
     candidates: set[int] = set()
     wild = [i for i, c in enumerate(hand) if rules.is_wild(c)]
     groups: dict[tuple[str, int], list[int]] = {}
@@ -1178,6 +1541,14 @@ def _optimal_arrangements(hand: tuple[Card, ...], rules: MeldRules,
     by_low: dict[int, list[int]] = {}
     for mask in sorted(candidates):
         by_low.setdefault((mask & -mask).bit_length() - 1, []).append(mask)
+    return by_low
+
+
+def _optimal_arrangements(hand: tuple[Card, ...], rules: MeldRules,
+                          points: int) -> Iterator[Arrangement]:
+    """Every arrangement of ``hand`` whose deadwood is ``points`` (the least), in a fixed order."""
+    size = len(hand)
+    by_low = _melds_by_lowest_card(hand, rules)
     least: dict[int, int] = {}
 
     def rest_deadwood(mask: int) -> int:

@@ -103,6 +103,8 @@ class BasicRummy(Game):
         # The kind of each table meld (by its cards) this hand: legal layoffs are listed
         # at every turn. At most one entry per meld and layoff of the hand.
         self._meld_kinds: dict[tuple[Card, ...], MeldKind | None] = {}
+        # The table's melds and, by meld, the cards that can be laid off on it.
+        self._targets: tuple[tuple[tuple[Card, ...], ...], list[frozenset[Card]]] = ((), [])
 
     def hand_size(self) -> int:
         return {2: 10, 3: 7, 4: 7}.get(self.players, 6)
@@ -117,6 +119,7 @@ class BasicRummy(Game):
         self.played_this_turn = False
         self.melds_this_turn = 0
         self._meld_kinds = {}
+        self._targets = ((), [])
 
     def exhaustion_limit(self) -> int:
         return self.options.stock_exhaustion_limit
@@ -225,19 +228,33 @@ class BasicRummy(Game):
                     actions.append(Meld(seat, meld))
         owns = self._owns_meld(seat)
         if self.melds and (owns or not self.options.layoff_requires_own_meld):
-            rules = self.meld_rules
-            kinds = self._meld_kinds
-            for i, table_meld in enumerate(self.melds):
-                kind = kinds.get(table_meld.cards)
-                if kind is None:
-                    kind = kinds[table_meld.cards] = meld_kind(table_meld.cards, rules)
-                if kind is None:
-                    continue
-                for card in layoff_cards(table_meld.cards, hand, rules, kind=kind):
-                    if len(hand) >= 3 or self._layoff_can_end(seat, card, i, owns):
+            for i, fits in enumerate(self._layoff_targets()):
+                for card in hand:
+                    if card in fits and (len(hand) >= 3 or self._layoff_can_end(
+                            seat, card, i, owns)):
                         actions.append(LayOff(seat, (card,), i))
         actions.extend(self.discard_actions(seat))
         return actions
+
+    def _layoff_targets(self) -> list[frozenset[Card]]:
+        """By table meld: the cards of the deck that can be laid off on it alone.
+
+        Kept while the table stays as it is (a meld or a layoff changes it): each turn
+        then looks its hand up instead of checking each card against each meld.
+        """
+        table = tuple(m.cards for m in self.melds)
+        if self._targets[0] != table:
+            rules, deck = self.meld_rules, self.deck()
+            kinds = self._meld_kinds
+            targets = []
+            for cards in table:
+                kind = kinds.get(cards)
+                if kind is None:
+                    kind = kinds[cards] = meld_kind(cards, rules)
+                targets.append(frozenset(layoff_cards(cards, deck, rules, kind=kind))
+                               if kind is not None else frozenset())
+            self._targets = (table, targets)
+        return self._targets[1]
 
     def _layoff_can_end(self, seat: int, card: Card, index: int, owns: bool) -> bool:
         table = self._table()
@@ -620,11 +637,8 @@ class ChicagoRummy(Game):
         limit = self.knock_limits[seat]
         rummy_ok = self.options.rummy_timing != "start_of_turn"
         reach = limit if limit else (0 if rummy_ok else -1)
-        hand = self.hands[seat]
-        if reach >= 0 and _may_knock(hand, self.meld_rules, reach):
-            after = discard_deadwoods(hand, self.meld_rules)
-            actions.extend(Knock(seat, c) for c in self.discardable(seat)
-                           if self._call(seat, after[c]) is not None)
+        if reach >= 0:  # a kept count within reach is a knock, or rummy (see _call)
+            actions.extend(Knock(seat, c) for c in self._discardable_within(seat, reach))
         return actions
 
     def _call(self, seat: int, deadwood: int) -> str | None:
@@ -769,12 +783,9 @@ class ThreeThirteen(Game):
         self.out_seat = None
 
     def play_actions(self, seat: int) -> list[SeatAction]:
-        discardable = self.discardable(seat)
         actions = self.discard_actions(seat)
-        hand = self.hands[seat]
-        if self.out_seat is None and _may_knock(hand, self.meld_rules, 0):
-            after = discard_deadwoods(hand, self.meld_rules)
-            actions.extend(GoOut(seat, c) for c in discardable if after[c] == 0)
+        if self.out_seat is None:
+            actions.extend(GoOut(seat, c) for c in self._discardable_within(seat, 0))
         return actions
 
     def _verify_go_out(self, action: GoOut) -> None:

@@ -17,8 +17,26 @@ from pathlib import Path
 from typing import Any
 
 from rummyhall.bots import STRATEGIES
-from rummyhall.protocol import DEFAULT_PORT
-from rummyhall.protocol.limits import MAX_TABLES_LIMIT
+from rummyhall.protocol import ProofError, Verifier
+from rummyhall.protocol.limits import (
+    BURST,
+    DEFAULT_PORT,
+    GRACE_SECONDS,
+    HANDSHAKE_SECONDS,
+    IDLE_SECONDS,
+    MAX_CONNECTIONS,
+    MAX_FRAME,
+    MAX_FRAME_LIMIT,
+    MAX_PER_ADDRESS,
+    MAX_RATE,
+    MAX_SECONDS,
+    MAX_TABLES,
+    MAX_TABLES_LIMIT,
+    MESSAGES_PER_SECOND,
+    MIN_FRAME_LIMIT,
+    TURN_SECONDS,
+)
+from rummyhall.protocol.proofs import KDF
 
 ENV_PREFIX = "RUMMYHALL_"
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -29,8 +47,8 @@ class ConfigError(ValueError):
 
 
 def _s(default: Any, meaning: str, *, low: float | None = None, high: float | None = None,
-       choices: tuple[str, ...] = ()) -> Any:
-    return field(default=default,
+       choices: tuple[str, ...] = (), secret: bool = False) -> Any:
+    return field(default=default, repr=not secret,
                  metadata={"meaning": meaning, "low": low, "high": high, "choices": choices})
 
 
@@ -41,6 +59,10 @@ class Settings:
     host: str = _s("0.0.0.0", "address to listen on (0.0.0.0: every interface)")
     port: int = _s(DEFAULT_PORT, "TCP port", low=0, high=65_535)
     name: str = _s("Rummy Hall", "the server's name, shown to players and in the LAN beacon")
+    password: str = _s("", "the hall's password (empty: none): a client must prove it before "
+                           "anything else; better, the verifier `rummyhall hall-key` prints, "
+                           "which keeps its salt across restarts (docs/server.md, 'Running a "
+                           "private hall')", secret=True)
     data: str = _s("", "the SQLite data file (empty: the per-user data directory; "
                        "':memory:' keeps nothing after the server stops)")
     journal: bool = _s(True, "journal every action in the data file (--no-journal: no "
@@ -58,18 +80,19 @@ class Settings:
     tls_cert: str = _s("", "the certificate (PEM, the chain after it) to serve TLS with "
                            "(empty: the self-signed one)")
     tls_key: str = _s("", "the private key (PEM, unencrypted) of tls_cert")
-    max_connections: int = _s(1024, "connections held at once", low=1, high=100_000)
-    max_per_address: int = _s(64, "connections from one address", low=1, high=100_000)
-    max_tables: int = _s(256, "tables at once", low=1,
+    max_connections: int = _s(MAX_CONNECTIONS, "connections held at once", low=1, high=100_000)
+    max_per_address: int = _s(MAX_PER_ADDRESS, "connections from one address", low=1, high=100_000)
+    max_tables: int = _s(MAX_TABLES, "tables at once", low=1,
                          high=MAX_TABLES_LIMIT)
-    max_frame: int = _s(65_536, "largest frame a client may send (bytes)",
-                        low=4096, high=16_777_216)
-    messages_per_second: int = _s(100, "frames per second a client may send, on average",
-                                  low=1, high=10_000)
-    burst: int = _s(200, "frames a client may send at once", low=1, high=10_000)
-    handshake_seconds: float = _s(10.0, "time a new connection has to say hello",
-                                  low=0.1, high=3600)
-    idle_seconds: float = _s(120.0, "a client silent this long is closed", low=1, high=86_400)
+    max_frame: int = _s(MAX_FRAME, "largest frame a client may send (bytes)",
+                        low=MIN_FRAME_LIMIT, high=MAX_FRAME_LIMIT)
+    messages_per_second: int = _s(MESSAGES_PER_SECOND, "frames per second a client may "
+                                                      "send, on average", low=1, high=MAX_RATE)
+    burst: int = _s(BURST, "frames a client may send at once", low=1, high=MAX_RATE)
+    handshake_seconds: float = _s(float(HANDSHAKE_SECONDS), "time a new connection has to "
+                                                             "say hello", low=0.1, high=3600)
+    idle_seconds: float = _s(float(IDLE_SECONDS), "a client silent this long is closed",
+                             low=1, high=MAX_SECONDS)
     max_output_bytes: int = _s(1_048_576, "bytes waiting to be written to one client; a "
                                           "client that does not read and overflows it is "
                                           "closed (slow_consumer)", low=262_144,
@@ -89,16 +112,21 @@ class Settings:
                               low=0.1, high=3600)
     send_timeout: float = _s(10.0, "seconds one write may take before the client is closed",
                              low=0.1, high=3600)
-    turn_seconds: int = _s(0, "default time per decision for people (0: no timer)",
-                           low=0, high=86_400)
+    turn_seconds: int = _s(TURN_SECONDS, "default time per decision for people (0: no timer)",
+                           low=0, high=MAX_SECONDS)
     bot_turn_seconds: int = _s(15, "time per decision for remote bot clients", low=1,
-                               high=86_400)
-    grace_seconds: int = _s(120, "default time a disconnected player's seat waits before "
-                                 "a house bot plays it", low=0, high=86_400)
+                               high=MAX_SECONDS)
+    grace_seconds: int = _s(GRACE_SECONDS, "default time a disconnected player's seat "
+                                           "waits before a house bot plays it", low=0,
+                           high=MAX_SECONDS)
     house_delay: float = _s(0.4, "seconds a house bot waits before it plays (for people "
                                  "to follow)", low=0, high=60)
     update_interval: float = _s(0.1, "seconds the lobby gathers table changes before it "
                                      "tells every client", low=0, high=60)
+    contribution_seconds: float = _s(2.0, "seconds from a shuffle's announcement during "
+                                          "which it may wait for the seats' contributions "
+                                          "(verifiable deals); 0: none is waited for",
+                                     low=0, high=30)
     hand_pause: float = _s(2.0, "seconds between the end of a hand and the next deal",
                            low=0, high=60)
     stand_in: str = _s("strong", "strategy of the house bots: the default for add_bot, and "
@@ -182,6 +210,12 @@ def _coerce(name: str, value: object, source: str) -> object:
         if (low is not None and result < low) or (high is not None and result > high):
             raise ConfigError(f"{source}: setting {name!r} = {result} is out of range "
                               f"{low}..{high}")
+    if name == "password" and isinstance(result, str) and result.startswith(KDF + "$"):
+        try:
+            Verifier.parse(result)
+        except ProofError as exc:
+            raise ConfigError(f"{source}: setting 'password' is not a usable verifier: "
+                              f"{exc}") from None
     if meta["choices"] and result not in meta["choices"]:
         raise ConfigError(f"{source}: setting {name!r} must be one of "
                           f"{', '.join(meta['choices'])}, not {result!r}")

@@ -5,7 +5,7 @@ lowercase hex digits in a file of mode 0600 beside the data file (``<data
 file>.admin-key``, or the ``admin_key`` setting). Whoever can read that file, the server's
 own user, holds the host's controls: ``rummyhall admin`` and the console read it there.
 The secret itself never crosses the wire (a connection proves it with an HMAC over its
-nonce, :mod:`rummyhall.protocol.proof`) and is never logged; only the file's path is.
+nonce, :mod:`rummyhall.protocol.proofs`) and is never logged; only the file's path is.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ import trio
 from rummyhall.protocol import Error as ErrorMessage
 from rummyhall.protocol import Hello
 
+from .access import AttemptLimiter, HallPassword
 from .admin import Admin
 from .beacon import run_beacon
 from .config import Settings
@@ -63,6 +64,9 @@ class Hall:
         self._stop = trio.Event()
         self.journal: Journal | None = None
         self.admin = Admin(self)
+        #: The hall's password (None: an open hall), and the wrong guesses by address.
+        self.password = HallPassword.from_setting(settings.password)
+        self.login_attempts = AttemptLimiter()
 
     # ------------------------------------------------------------------ admission
 
@@ -124,6 +128,7 @@ class Hall:
         player.gone_since = None
         player.lobby_updates = True  # a setting of the connection, not of the player
         player.missed_updates.clear()
+        player.nonce, player.address = session.nonce, session.address
         log.info("%s: %s %r (%s) player %s", session.address,
                  "resumed" if resumed else "hello", hello.name, hello.kind, player.id)
         return player, token, resumed

@@ -373,8 +373,11 @@ class Journal:
         if n == 0 or table.id not in self._game_of:
             out += self._start_statements(table)
         number = self._game_of[table.id]
+        entry = action_to_json(action)
+        if isinstance(action, Shuffle) and table.shuffle_proof is not None:
+            entry["proof"] = table.shuffle_proof.to_json()  # (a restart and a replay need it)
         out.append(("INSERT INTO journal (game, n, action) VALUES (?, ?, ?)",
-                    (number, n, _dumps(action_to_json(action)))))
+                    (number, n, _dumps(entry))))
         if game.is_over:
             out += self._finish_statements(table, number)
         self.appended += 1
@@ -398,11 +401,12 @@ class Journal:
         out = self._player_statements(table)
         # (called before the first action's events: the table's seq is the game's base)
         out.append(("INSERT INTO games (id, table_id, game, options, seating, first_dealer, "
-                    "seeded, state, started, first_seq) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'playing', ?, ?)",
+                    "seeded, state, started, first_seq, private) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'playing', ?, ?, ?)",
                     (number, table.id, table.game_name,
                      _dumps(options_to_dict(table.options)), _dumps(seating),
-                     table.first_dealer, int(table.seeded), time.time(), table.seq)))
+                     table.first_dealer, int(table.seeded), time.time(), table.seq,
+                     int(table.code is not None))))
         out += [("INSERT OR IGNORE INTO game_names (name_key, game) VALUES (?, ?)",
                  (name_key(str(s["name"])), number)) for s in seating]
         self._dirty[table.id] = table
@@ -469,15 +473,17 @@ class Journal:
             out += self._player_statements(table)
             out.append((
                 "INSERT INTO tables (id, game, options, creator, turn_seconds, grace_seconds, "
-                "seeded, state, seating, current_game) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "seeded, state, seating, current_game, lock) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (id) DO UPDATE SET game = excluded.game, "
                 "options = excluded.options, creator = excluded.creator, "
                 "turn_seconds = excluded.turn_seconds, grace_seconds = excluded.grace_seconds, "
                 "seeded = excluded.seeded, state = excluded.state, seating = excluded.seating, "
-                "current_game = excluded.current_game",
+                "current_game = excluded.current_game, lock = excluded.lock",
                 (table.id, table.game_name, _dumps(options_to_dict(table.options)),
                  table.creator.id, table.turn_seconds, table.grace_seconds, int(table.seeded),
-                 table.state, _dumps(seating), self._game_of.get(table.id))))
+                 table.state, _dumps(seating), self._game_of.get(table.id),
+                 _dumps(table.code.to_record()) if table.code is not None else None)))
         return out
 
     # ------------------------------------------------------------------ the host's controls
@@ -542,7 +548,8 @@ class Journal:
                 self._seating_of[number] = latest.seating
         return TableRecord(row["id"], row["game"], json.loads(row["options"]),
                            row["creator"], row["turn_seconds"], row["grace_seconds"],
-                           bool(row["seeded"]), row["state"], seats, latest)
+                           bool(row["seeded"]), row["state"], seats, latest,
+                           json.loads(row["lock"]) if row["lock"] is not None else None)
 
     def table_dropped(self, table_id: int) -> None:
         """A table of the last run that could not be rebuilt: its row goes."""
@@ -554,15 +561,21 @@ class Journal:
 
     # ------------------------------------------------------------------ history requests
 
-    async def answer(self, message: Message) -> Message:
-        """The reply to a history or ratings request."""
+    async def answer(self, message: Message, viewer: int | None = None) -> Message:
+        """The reply to a history or ratings request of player ``viewer`` (a private
+        table's games are shown only to the players who sat in them; None: every game,
+        for the host's own tools)."""
         request_id = getattr(message, "id", None)
         if isinstance(message, ListGamesPlayed):
             rows = await self._call(lambda: self.store.games(
-                limit=message.limit or 20, before=message.before, name=message.name))
+                limit=message.limit or 20, before=message.before, name=message.name,
+                viewer=viewer))
             return GamesPlayed(games=tuple(_played(r) for r in rows), id=request_id)
         if isinstance(message, GetRecord):
             record = await self._call(self.store.record, message.number)
+            if record is not None and viewer is not None and record["private"] and not any(
+                    s.get("player") == viewer for s in record["seats"]):
+                record = None  # (as if there were none: its number tells nothing)
             if record is None or record["state"] != "finished":
                 return ErrorMessage(code="no_such_game", fatal=False, id=request_id,
                                     message=f"no finished game has number {message.number}")

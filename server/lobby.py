@@ -23,6 +23,7 @@ from rummyhall.protocol import (
     CreateTable,
     Games,
     GetRecord,
+    Join,
     Leave,
     ListGames,
     ListGamesPlayed,
@@ -32,9 +33,11 @@ from rummyhall.protocol import (
     Message,
     Notice,
     Ok,
+    ProofError,
     Say,
     TableRemoved,
     TableUpdate,
+    Watch,
     encode_frame,
     games_catalogue,
 )
@@ -43,6 +46,7 @@ from rummyhall.protocol.limits import TABLES_PER_PAGE
 from rummyhall.protocol.messages import GameInfo
 from rummyhall.rules import GAMES, OptionError, new_game, parse_options
 
+from .access import AttemptLimiter, TableCode, invite_code, table_code
 from .config import Settings
 from .players import Player, PlayerRegistry, Prepared
 from .records import RestoredHall
@@ -80,6 +84,8 @@ class Lobby:
         self.on_table_changed: Callable[[Table, bool], None] | None = None
         #: The journal, for the history and ratings requests (None: no data file).
         self.journal: Journal | None = None
+        #: Wrong table codes, by address and table (a right one clears its record).
+        self.code_attempts = AttemptLimiter()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                   ) -> None:
@@ -160,7 +166,7 @@ class Lobby:
                     "no_history", "this server runs without its data file: no history"))
             else:
                 asker = player.outbox
-                reply = await self.journal.answer(message)
+                reply = await self.journal.answer(message, player.id)
                 if player.outbox is asker:  # (not to a newer connection, which did not ask)
                     player.send(reply)
         elif isinstance(message, Say):
@@ -174,6 +180,8 @@ class Lobby:
             if table is None:
                 self._reply(player, getattr(message, "id", None),
                             TableError("no_such_table", f"there is no table {table_id}"))
+            elif isinstance(message, (Join, Watch)) and not self._let_in(player, table, message):
+                return
             else:
                 # the session waits for the table, so replies come in the order of requests
                 command = Command(player, message, trio.Event(), player.outbox)
@@ -186,6 +194,41 @@ class Lobby:
                     await command.done.wait()
         else:
             log.warning("no handler for %r", message)
+
+    def _let_in(self, player: Player, table: Table, message: Join | Watch) -> bool:
+        """The door of a private table: True if ``player`` may go on to the table with
+        this join or watch (no code needed, or its proof is right; the player is then
+        admitted for good). Else the refusal is sent: ``code_required``,
+        ``too_many_attempts`` (wrong codes of this address at this table came too fast:
+        this one is not checked) or ``wrong_code``."""
+        watching = isinstance(message, Watch)
+        code = table.code
+        if code is None or not table.needs_code(player, watching):
+            return True
+        what = "watch" if watching else "join"
+        if message.proof is None:
+            self._reply(player, message.id, TableError(
+                "code_required", f"table {table.id} is private: {what} with the proof of "
+                                 f"its {'invite code' if code.invite else 'password'}"))
+            return False
+        key, now = f"{player.address} {table.id}", trio.current_time()
+        wait = self.code_attempts.wait(key, now)
+        if wait > 0:
+            player.send(ErrorMessage(code="too_many_attempts", fatal=False, id=message.id,
+                                     retry_ms=math.ceil(wait * 1000),
+                                     message=f"too many wrong codes for table {table.id}: "
+                                             f"try again in {math.ceil(wait)} s"))
+            return False
+        if not code.check(table.id, message.proof, player.nonce):
+            self.code_attempts.failed(key, now)
+            log.warning("%s: wrong code for table %s (player %s)", player.address, table.id,
+                        player.id)
+            self._reply(player, message.id, TableError(
+                "wrong_code", f"that is not the code of table {table.id}"))
+            return False
+        self.code_attempts.succeeded(key)
+        table.admitted.add(player.id)
+        return True
 
     def _tables_page(self, message: ListTables) -> Prepared:
         """The ``tables`` reply: the tables numbered above ``after``, in order, at most a
@@ -244,6 +287,12 @@ class Lobby:
             new_game(msg.game, options, players=msg.players)  # checks the seat count
         except OptionError as exc:
             return TableError(exc.code, str(exc))
+        code = self._code_of(msg)
+        if isinstance(code, TableError):
+            return code
+        invite: str | None = None
+        if isinstance(code, tuple):
+            invite, code = code
         table_id = self._next_table
         self._next_table += 1
         rng = random.Random(self._seed.random()) if self._seed is not None else None
@@ -253,15 +302,37 @@ class Lobby:
                       grace_seconds=self.settings.grace_seconds if msg.grace_seconds is None
                       else msg.grace_seconds,
                       settings=self.settings, on_change=self._table_changed, rng=rng)
+        table.code = code
         self.tables[table_id] = table
         if self.on_new_table is not None:
             self.on_new_table(table)
         assert self._nursery is not None
         self._nursery.start_soon(table.run, name=f"table {table_id}")
         self._table_changed(table)
-        log.info("table %s: %s for %s players created by %s", table_id, msg.game, msg.players,
-                 player.name)
-        return Ok(id=msg.id, table=table_id)
+        log.info("table %s: %s for %s players created by %s%s", table_id, msg.game,
+                 msg.players, player.name, "" if code is None else
+                 " (private: invite code)" if code.invite else " (private: password)")
+        return Ok(id=msg.id, table=table_id, invite=invite)
+
+    @staticmethod
+    def _code_of(msg: CreateTable) -> TableCode | tuple[str, TableCode] | TableError | None:
+        """The lock a create_table asks for: None (an open table), a password's, or an
+        invite code's (with the code, for the reply); or why it cannot be."""
+        if msg.lock is not None and msg.invite:
+            return TableError("bad_lock", "a table has a password (lock) or an invite code "
+                                          "(invite), not both")
+        watch_code = True if msg.watch_code is None else msg.watch_code
+        if msg.lock is not None:
+            lock = msg.lock
+            try:
+                return table_code(lock.salt, lock.iterations, lock.stored_key, watch_code)
+            except ProofError as exc:
+                return TableError("bad_lock", f"the lock cannot be used: {exc}")
+        if msg.invite:
+            return invite_code(watch_code)
+        if msg.watch_code is not None:
+            return TableError("bad_lock", "watch_code needs a lock or an invite")
+        return None
 
     def _say(self, player: Player, msg: Say) -> Ok | TableError:
         left = player.muted_until - trio.current_time()

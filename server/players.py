@@ -218,6 +218,10 @@ class Player:
         #: The host muted its chat until then (the server's clock; 0: not muted). A mute
         #: lasts while the server runs.
         self.muted_until = 0.0
+        #: Its connection's welcome nonce (proofs of table codes are keyed over it) and
+        #: address (wrong codes are counted by address): set at each admission.
+        self.nonce = ""
+        self.address = ""
 
     @property
     def connected(self) -> bool:

@@ -56,6 +56,7 @@ class TableRecord:
     state: str  # waiting, playing, finished
     seats: tuple[SeatRecord, ...]
     latest: LatestGame | None
+    lock: dict[str, Any] | None = None  # a private table's (access.TableCode.to_record)
 
 
 @dataclass(frozen=True, slots=True)

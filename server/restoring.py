@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from rummyhall.bots import make_strategy
-from rummyhall.rules import Event, parse_options
+from rummyhall.rules import Card, Event, Game, parse_options
 
+from .access import TableCode
 from .config import Settings
+from .dealing import DealProof
 from .journal import house_bots_recall, replay
 from .players import PlayerRegistry
 from .records import TableRecord
@@ -36,6 +39,8 @@ def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Set
     table = Table(record.id, record.game, options, len(record.seats), creator,
                   turn_seconds=record.turn_seconds, grace_seconds=record.grace_seconds,
                   settings=settings, on_change=on_change, rng=rng)
+    if record.lock is not None:  # (a damaged lock raises: the table is dropped, not opened)
+        table.code = TableCode.from_record(record.lock)
     in_game = record.state in ("playing", "finished") and record.latest is not None
     for seat, s in zip(table.seats, record.seats, strict=True):
         if s.player is not None:
@@ -61,8 +66,27 @@ def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Set
     table.game_seq, table.events = latest.first_seq, events
     table.seq = latest.first_seq + len(events)
     table.state = "finished" if game.is_over else "playing"
+    _restore_proofs(table, latest.actions)
     table.pause_until = math.inf
     for seat in table.seats:
         if seat.player is not None and not seat.left:
             seat.absent_since = now  # its grace period runs from the restart
     return table
+
+
+def _restore_proofs(table: Table, actions: Sequence[dict[str, Any]]) -> None:
+    """The proofs of the current hand's shuffles (published when it ends), from the
+    journalled shuffles. (The round that was gathering the next shuffle's contributions
+    is not kept: a new one opens with a new secret, and a client reveals no contribution
+    twice, so its seat takes part again from the shuffle after.)"""
+    game: Game | None = table.game
+    proofs: list[DealProof] = []
+    for entry in actions:
+        if entry.get("kind") != "shuffle" or "proof" not in entry:
+            continue
+        proof = DealProof.from_json(entry["proof"],
+                                    tuple(Card.parse(c) for c in entry["order"]))
+        proofs = [*proofs, proof] if proof.kind == "rebuild" else [proof]
+    between_hands = game is None or game.is_over or game.phase.value == "deal"
+    table.hand_proofs = [] if between_hands else [
+        p for p in proofs if game is not None and p.hand == game.hand_no]

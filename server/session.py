@@ -36,10 +36,13 @@ from rummyhall.protocol import (
     AdminNotice,
     AdminUnban,
     Bye,
+    Challenge,
     Connection,
     Hello,
     Limits,
     LocalProtocolError,
+    LoggedIn,
+    Login,
     Message,
     Ping,
     Pong,
@@ -52,7 +55,8 @@ from rummyhall.protocol import (
     keepalive,
 )
 from rummyhall.protocol import Error as ErrorMessage
-from rummyhall.protocol.limits import MINOR
+from rummyhall.protocol.limits import MINOR, REPLY_BYTES_PER_TOKEN
+from rummyhall.protocol.proofs import KDF
 
 from .players import Outbox, Outgoing, Player, Prepared
 from .tls import LingeringTransport
@@ -69,13 +73,13 @@ log = logging.getLogger("rummyhall.session")
 READ_SIZE = 65_536
 LINGER_SECONDS = 1.0  # a closing connection reads (and drops) what comes for this long
 LINGER_BYTES = 1_048_576  # or this much
-REPLY_BYTES_PER_TOKEN = 4_096
-"""A reply (or a snapshot) costs one more rate token for each whole 4 KiB of it
-(docs/protocol.md, 8)."""
-FEATURES = ("bots", "chat", "lobby_updates", "resume", "spectators", "turn_timers")
+FEATURES = ("bots", "chat", "lobby_updates", "private_tables", "resume", "spectators",
+            "turn_timers")
 """The optional abilities a welcome announces (docs/protocol.md, section 3); a server
 with an admin credential adds ``admin``."""
 NONCE_BYTES = 16  # the welcome's nonce: 128 bits from the CSPRNG, as 32 hex digits
+LOGIN_MINOR = 2
+"""The first minor version that can log in to a hall with a password (1.2)."""
 
 
 def fatal(code: str, message: str) -> ErrorMessage:
@@ -120,6 +124,11 @@ class ServerSession:
         self._outbox: Outbox | None = None
 
     @property
+    def features(self) -> tuple[str, ...]:
+        """What this server's welcome announces (``admin`` with an admin credential)."""
+        return FEATURES if self.hall.admin.credential is None else (*FEATURES, "admin")
+
+    @property
     def limits(self) -> Limits:
         s = self.hall.settings
         idle, ping = keepalive(s.idle_seconds)
@@ -151,22 +160,32 @@ class ServerSession:
                 await self._refuse(fatal("handshake_timeout",
                                          f"no hello within {s.handshake_seconds:g} s"))
             return
-        # (a ban first: a banned player whose seat holds its name is told it is banned)
-        refusal = self.hall.admin.refusal_at_hello(hello, self.address) \
-            or self.hall.check_name(hello)
+        # (a ban first: a banned address guesses no password; a banned player whose seat
+        # holds its name is told it is banned)
+        refusal = self.hall.admin.refusal_at_hello(hello, self.address)
+        if refusal is not None:
+            await self._refuse(refusal)
+            return
+        login: Login | None = None
+        if self.hall.password is not None:
+            login = await self._log_in(hello)
+            if login is None:
+                return
+        refusal = self.hall.check_name(hello)
         if refusal is not None:
             await self._refuse(refusal)
             return
         player, token, resumed = self.hall.admit(hello, self)
         self.player = player
         self.heard_at = trio.current_time()  # (saying hello took part of the handshake)
-        features = FEATURES if self.hall.admin.credential is None else (*FEATURES, "admin")
-        welcome = Welcome(version=self.conn.version or 1, minor=MINOR, server=s.name,
-                          limits=self.limits, nonce=self.nonce,
-                          features=features, session=Session(player=player.id,
-                                                             token=token,
-                                                             resumed=resumed))
-        if not await self._send_now(welcome):
+        session = Session(player=player.id, token=token, resumed=resumed)
+        if login is not None:
+            greeting: Message = LoggedIn(session=session, id=login.id)
+        else:
+            greeting = Welcome(version=self.conn.version or 1, minor=MINOR, server=s.name,
+                               limits=self.limits, features=self.features, nonce=self.nonce,
+                               session=session)
+        if not await self._send_now(greeting):
             return  # the client did not take its welcome: nothing can follow it
         async with trio.open_nursery() as nursery:
             self._cancel = nursery.cancel_scope
@@ -187,6 +206,74 @@ class ServerSession:
             with trio.move_on_after(s.send_timeout):
                 await written.wait()
             nursery.cancel_scope.cancel()
+
+    async def _log_in(self, hello: Hello) -> Login | None:
+        """The hall's password (section 3.1): the welcome that asks for it, then the
+        client's login, checked within the attempt limiter's bounds. The login if its
+        proof is right; else the connection is refused (and None)."""
+        s = self.hall.settings
+        password = self.hall.password
+        assert password is not None
+        if (hello.minor or 0) < LOGIN_MINOR:
+            await self._refuse(fatal("password_required", f"this hall has a password; "
+                                     f"logging in needs protocol 1.{LOGIN_MINOR} (this client "
+                                     f"speaks 1.{hello.minor or 0}): upgrade it"))
+            return None
+        verifier = password.verifier
+        welcome = Welcome(version=self.conn.version or 1, minor=MINOR, server=s.name,
+                          limits=self.limits, features=self.features, nonce=self.nonce,
+                          session=None, login=Challenge(kdf=KDF, salt=verifier.salt.hex(),
+                                                        iterations=verifier.iterations))
+        if not await self._send_now(welcome):
+            return None
+        login: Login | None = None
+        if self._closing is not None:
+            return None
+        self._greeting = trio.CancelScope()  # (a scope is entered once: a fresh one)
+        with trio.move_on_after(s.handshake_seconds), self._greeting:
+            login = await self._read_login()
+        if login is None:
+            if self._closing is None and self.conn.state is State.LOGIN:
+                await self._refuse(fatal("password_required",
+                                         f"no login within {s.handshake_seconds:g} s"))
+            return None
+        limiter, now = self.hall.login_attempts, trio.current_time()
+        wait = limiter.wait(self.address, now)
+        if wait > 0:
+            log.info("%s: a login too soon after wrong ones (%.1f s early)", self.address, wait)
+            await self._refuse(ErrorMessage(
+                code="too_many_attempts", fatal=True, id=login.id,
+                retry_ms=math.ceil(wait * 1000),
+                message=f"too many wrong passwords from {self.address}: try again in "
+                        f"{math.ceil(wait)} s"))
+            return None
+        if not password.check(login.proof, self.nonce):
+            delay = limiter.failed(self.address, now)
+            log.warning("%s: wrong hall password (name %r)", self.address, hello.name)
+            await self._refuse(ErrorMessage(
+                code="wrong_password", fatal=True, id=login.id,
+                retry_ms=math.ceil(delay * 1000) if delay else None,
+                message="wrong password" + (f": the next try from this address is "
+                                            f"checked in {math.ceil(delay)} s" if delay else "")))
+            return None
+        limiter.succeeded(self.address)
+        return login
+
+    async def _read_login(self) -> Login | None:
+        """The client's login, or None (it closed, or broke the protocol: refused)."""
+        while True:
+            try:
+                event = self.conn.next_event()
+            except RemoteProtocolError as exc:
+                await self._refuse(error_message(exc))
+                return None
+            if isinstance(event, Login):
+                return event
+            if event is NEED_DATA:
+                data = await self.stream.receive_some(READ_SIZE)
+                self.conn.receive_data(bytes(data))
+                continue
+            return None  # closed (a bye), or nothing else can come in LOGIN
 
     async def _refuse(self, message: ErrorMessage) -> None:
         """Send the error that ends the handshake."""

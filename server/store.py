@@ -43,7 +43,7 @@ else:
     import fcntl
 
 APPLICATION_ID = 0x52484C31  # "RHL1": marks the file as a Rummy Hall database
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SYNCHRONOUS = "NORMAL"  # the default; "FULL" with the fsync setting
 EXPORT_FORMAT = "rummyhall-game"
 EXPORT_VERSION = 1
@@ -182,7 +182,7 @@ def name_key(name: str) -> str:
 
 # Each step runs in the migration's transaction: an SQL script, or Python for what SQL
 # cannot do (SQLite has no SHA-256). 1 -> 2 added the ratings table; 2 -> 3: see
-# _migrate_to_3; 3 -> 4 added the host's admin log and bans.
+# _migrate_to_3; 3 -> 4 added the host's admin log and bans; 4 -> 5 the tables' locks.
 MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     1: """
     CREATE TABLE players (
@@ -257,6 +257,13 @@ MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
         since REAL NOT NULL                -- Unix time
     );
     """,
+    # 4 -> 5: a private table's lock (its code's verifier and what needs the code; never
+    # the code itself), JSON, NULL for an open table; and which games were played at a
+    # private table (the history shows them to their players only).
+    5: """
+    ALTER TABLE tables ADD COLUMN lock TEXT;
+    ALTER TABLE games ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+    """,
 }
 
 
@@ -330,44 +337,22 @@ class Store:
         """
         path = data_path(setting)
         memory = path == MEMORY
-        existed = memory or (os.path.exists(path) and os.path.getsize(path) > 0)
-        if not memory:
-            if not existed and not create:
-                raise StoreError(f"{path}: no such data file")
-            if os.path.isdir(path):
-                raise StoreError(f"{path} is a directory, not a data file")
-            if existed:
-                cls._check_header(path)
-            else:
-                _make_directory(Path(path).parent, path)
+        existed = cls._existing(path, create=create)
         lock = _server_lock(path) if exclusive and not memory else None
         conn: sqlite3.Connection | None = None
         try:
-            if not existed and not memory:
+            if not existed:
                 _create_private(path)
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            conn.row_factory = sqlite3.Row
-            if max_pages is not None:  # tests: a "disk" this small is full
-                conn.execute(f"PRAGMA max_page_count = {int(max_pages)}")
-            store = cls(conn, path)
-            store._prepare(fresh=not existed, synchronous="FULL" if fsync else SYNCHRONOUS)
-            if not autocheckpoint:
-                conn.execute("PRAGMA wal_autocheckpoint = 0")
-                # each time the WAL starts again, a file grown past this shrinks back
-                conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
+            store = cls._configured(conn, path, fresh=not existed, max_pages=max_pages,
+                                    fsync=fsync, autocheckpoint=autocheckpoint)
             store._lock, lock = lock, None  # the store holds it from here
             return store
         except StoreError:
-            if conn is not None:
-                conn.close()
-            if not existed:
-                _remove_quietly(path)
+            _abandon(conn, path, existed)
             raise
         except (sqlite3.Error, OSError) as exc:
-            if conn is not None:
-                conn.close()
-            if not existed:
-                _remove_quietly(path)
+            _abandon(conn, path, existed)
             if isinstance(exc, OSError):
                 raise StoreError(f"cannot create {path}: {exc.strerror or exc}; is its "
                                  f"directory writable? Give another --data file") from None
@@ -375,6 +360,39 @@ class Store:
         finally:
             if lock is not None:  # not handed to a store: nothing was opened
                 _release(lock, path)
+
+    @classmethod
+    def _existing(cls, path: str, *, create: bool) -> bool:
+        """True if ``path`` is a data file already (its header checked; an in-memory
+        store counts as one); for a new file, make its directory. :class:`StoreError` if
+        the file cannot be used, or is missing and ``create`` is false."""
+        if path == MEMORY:
+            return True
+        existed = os.path.exists(path) and os.path.getsize(path) > 0
+        if not existed and not create:
+            raise StoreError(f"{path}: no such data file")
+        if os.path.isdir(path):
+            raise StoreError(f"{path} is a directory, not a data file")
+        if existed:
+            cls._check_header(path)
+        else:
+            _make_directory(Path(path).parent, path)
+        return existed
+
+    @classmethod
+    def _configured(cls, conn: sqlite3.Connection, path: str, *, fresh: bool,
+                    max_pages: int | None, fsync: bool, autocheckpoint: bool) -> Store:
+        """The store over a new connection: its schema created or migrated, its pragmas set."""
+        conn.row_factory = sqlite3.Row
+        if max_pages is not None:  # tests: a "disk" this small is full
+            conn.execute(f"PRAGMA max_page_count = {int(max_pages)}")
+        store = cls(conn, path)
+        store._prepare(fresh=fresh, synchronous="FULL" if fsync else SYNCHRONOUS)
+        if not autocheckpoint:
+            conn.execute("PRAGMA wal_autocheckpoint = 0")
+            # each time the WAL starts again, a file grown past this shrinks back
+            conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
+        return store
 
     @classmethod
     def open_for_reading(cls, setting: str) -> Store:
@@ -588,12 +606,17 @@ class Store:
         return [json.loads(r[0]) for r in rows]
 
     def games(self, *, limit: int = 20, before: int | None = None, name: str | None = None,
-              finished_only: bool = True) -> list[dict[str, Any]]:
+              finished_only: bool = True, viewer: int | None = None) -> list[dict[str, Any]]:
         """Recent games, newest first, as summaries: at most ``limit``, numbered below
-        ``before``, where ``name`` sat (any case). Filtered, ordered and limited by SQLite
-        on its indexes (games_by_state, game_names), whatever the number of games."""
+        ``before``, where ``name`` sat (any case); with ``viewer`` (a player's id), only
+        the games of private tables where that player sat. Filtered, ordered and limited
+        by SQLite on its indexes (games_by_state, game_names), whatever the number of
+        games."""
         where: list[str] = []
         params: list[Any] = []
+        if viewer is not None:
+            where.append(PRIVATE_FILTER)
+            params.append(viewer)
         if name is not None:
             sql = f"SELECT {SUMMARY_COLUMNS} FROM game_names n JOIN games g ON g.id = n.game"
             where.append("n.name_key = ?")
@@ -624,6 +647,7 @@ class Store:
                 return None
             actions = self._journal(game_id)
         return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, **_summary(row),
+                "private": bool(row["private"]),
                 "first_dealer": row["first_dealer"], "seeded": bool(row["seeded"]),
                 "hands": json.loads(row["hands"]) if row["hands"] else [],
                 "actions": actions}
@@ -693,6 +717,9 @@ class Store:
 
 # A summary's columns: the hands counted by SQLite, not decoded here (the GIL is free
 # meanwhile, and the server's event loop runs).
+PRIVATE_FILTER = ("(g.private = 0 OR EXISTS (SELECT 1 FROM json_each(g.seating) "
+                  "WHERE json_extract(value, '$.player') = ?))")
+"""A game a player may see: not of a private table, or one where that player sat."""
 SUMMARY_COLUMNS = ("g.id, g.table_id, g.game, g.options, g.state, g.seating, g.started, "
                    "g.finished, g.winners, g.totals, json_array_length(g.hands) AS hands_scored")
 
@@ -882,6 +909,14 @@ def _release(lock: IO[bytes], path: str) -> None:
         with contextlib.suppress(OSError):
             os.remove(lock_path)
     lock.close()
+
+
+def _abandon(conn: sqlite3.Connection | None, path: str, existed: bool) -> None:
+    """A file that could not be opened: close its connection; remove it if it is new."""
+    if conn is not None:
+        conn.close()
+    if not existed:
+        _remove_quietly(path)
 
 
 def _remove_quietly(path: str) -> None:

@@ -32,10 +32,10 @@ import trio
 
 from rummyhall.bots import Strategy, make_strategy
 from rummyhall.bots.expert_bot import ExpertBot
-from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.protocol import (
     ActionMessage,
     AddBot,
+    Contribute,
     EventMessage,
     Join,
     Leave,
@@ -48,6 +48,7 @@ from rummyhall.protocol import (
     Snapshot,
     Start,
     TableInfo,
+    TableLock,
     Turn,
     Watch,
     YourTurn,
@@ -57,22 +58,28 @@ from rummyhall.protocol import (
     view_to_wire,
 )
 from rummyhall.protocol import Error as ErrorMessage
+from rummyhall.protocol.proofs import KDF
 from rummyhall.rules import (
     Action,
     Event,
     Game,
     GameOptions,
+    HandScored,
     Phase,
     RulesError,
     SeatAction,
+    Shuffle,
     event_for,
     new_game,
     options_to_dict,
     seat_view,
 )
+from rummyhall.rules.fair_deal import SECRET_BYTES, canonical_order, deal_order
 from rummyhall.rules.timeout import timeout_action
 
+from .access import TableCode
 from .config import Settings
+from .dealing import DealProof, Round
 from .players import Outbox, Player, Prepared
 
 log = logging.getLogger("rummyhall.table")
@@ -93,6 +100,12 @@ def _legal_wire(action: SeatAction) -> dict[str, Any]:
             _WIRE_OF.clear()
         wire = _WIRE_OF[action] = action_to_wire(action)
     return wire
+
+
+def new_secret(rng: random.Random) -> bytes:
+    """A shuffle's fresh secret: from the operating system's CSPRNG (``SystemRandom``), or
+    from a seeded server's generator (a seeded game says so in its commitments)."""
+    return rng.randbytes(SECRET_BYTES)
 
 
 class TableError(Exception):
@@ -213,9 +226,21 @@ class Table:
         #: Called with each action before its events go out (the journal, issue 5).
         self.before_broadcast: Callable[[Table, Action], Awaitable[None]] | None = None
         self.first_dealer = 0  # of the current game (its journal replays from it)
+        #: A private table's lock (None: open), and the players who proved its code.
+        self.code: TableCode | None = None
+        self.admitted: set[int] = set()
         #: The rating of a seat's sitter (its player, or its house bot), shown in the
         #: lobby (the journal sets it).
         self.rating_of: Callable[[SeatInfo], int | None] | None = None
+        #: Verifiable deals: each seat's commitment to its contribution to the next
+        #: shuffle, the round gathering the contributions of the shuffle to come, the
+        #: proofs of the current hand's shuffles (published when it ends), and the proof
+        #: of the shuffle being journalled.
+        self.pending_commits: dict[int, bytes] = {}
+        self.round: Round | None = None
+        self.hand_proofs: list[DealProof] = []
+        self.shuffle_proof: DealProof | None = None
+        self._paused_hand = 0  # the hand after which the pause between hands was made
 
     # ------------------------------------------------------------------ queries
 
@@ -238,7 +263,25 @@ class Table:
                          seats=seats, state=self.state,
                          spectators=len(self.spectators), creator=self.creator.id,
                          creator_name=self.creator.name, turn_seconds=self.turn_seconds,
-                         grace_seconds=self.grace_seconds, seeded=self.seeded)
+                         grace_seconds=self.grace_seconds, seeded=self.seeded,
+                         lock=self._lock_info())
+
+    def _lock_info(self) -> TableLock | None:
+        code = self.code
+        if code is None:
+            return None
+        v = code.verifier
+        return TableLock(kdf=KDF, salt=v.salt.hex(), iterations=v.iterations,
+                         invite=code.invite, watch_code=code.watch_code)
+
+    def needs_code(self, player: Player, watching: bool) -> bool:
+        """True if ``player`` must prove the code to join (or watch) this table: it is
+        private, and the player is not its creator, has no seat here, and has not proved
+        the code already."""
+        code = self.code
+        return (code is not None and (code.watch_code or not watching)
+                and player is not self.creator and player.id not in self.admitted
+                and self.seat_of(player) is None)
 
     def seat_of(self, player: Player) -> Seat | None:
         """The seat that is ``player``'s (one it left during the game included)."""
@@ -265,9 +308,12 @@ class Table:
         """
         try:
             if self.game is not None and self.state == "playing":
+                if self.round is None:  # (a restored table: the next shuffle's round
+                    self._open_round()  # was lost; its seats are told at their snapshot)
                 await self._advance()  # a table restored from the journal carries on
             while not self.closed:
-                wake = min(self.deadline, self.bot_due, self.pause_until, self._grace_due())
+                wake = min(self.deadline, self.bot_due, self.pause_until, self._grace_due(),
+                           self._round_due())
                 command: Command | None = None
                 if wake == math.inf:  # no timer: no cancel scope to set up and tear down
                     command = await self._receive.receive()
@@ -276,6 +322,8 @@ class Table:
                         command = await self._receive.receive()
                 if command is not None:
                     await self._handle(command)
+                    if self._shuffle_ready():  # (a seat it waited for left, or dropped)
+                        await self._advance()
                 else:
                     await self._on_timer(trio.current_time())
         except (trio.EndOfChannel, trio.ClosedResourceError):
@@ -288,6 +336,35 @@ class Table:
             self._refuse_queued()
             if self.failed:
                 self._changed()  # the lobby takes a failed table off its list
+
+    def _waits_for_chance(self) -> bool:
+        game = self.game
+        return game is not None and not game.is_over and game.to_move is None and \
+            self.state == "playing"
+
+    def _gone(self) -> frozenset[int]:
+        """The seats a round no longer waits for: absent, or played by a house bot."""
+        return frozenset(s.index for s in self.seats if not s.present or s.bot is not None)
+
+    def _round_complete(self) -> bool:
+        rnd = self.round
+        return rnd is not None and rnd.complete(trio.current_time(), self._gone())
+
+    def _shuffle_ready(self) -> bool:
+        """The game waits for a shuffle whose round has stopped waiting (not in the pause
+        between hands)."""
+        return self._waits_for_chance() and self.pause_until == math.inf and \
+            self._round_complete()
+
+    def _round_due(self) -> float:
+        """When a shuffle the game waits for stops waiting for its contributions (not
+        before the pause's end: the pause between hands comes first, and its end looks at
+        the round; and not while a seat is to move: the round then waits for no one)."""
+        rnd, game = self.round, self.game
+        if rnd is None or self.pause_until != math.inf or game is None or game.is_over \
+                or game.to_move is not None:
+            return math.inf
+        return rnd.due
 
     def _refuse_queued(self) -> None:
         """Answer every request still queued at a closed table (each gets one reply)."""
@@ -391,6 +468,7 @@ class Table:
             if not seat.empty:
                 raise TableError("seat_taken", f"seat {msg.seat} is taken")
         seat.player, seat.outbox = player, player.outbox
+        self.pending_commits.pop(seat.index, None)  # (a commitment of whoever sat before)
         self.spectators.pop(player, None)
         player.tables.add(self.id)
         self._changed()
@@ -417,6 +495,7 @@ class Table:
             self.spectators.pop(player, None)
         elif self.state in ("waiting", "finished"):
             seat.player = None
+            self.pending_commits.pop(seat.index, None)
         else:  # during a game the seat stays the player's; a house bot plays it meanwhile
             seat.left, seat.absent_since = True, None
             seat.stand_in = seat.stand_in or self._stand_in()
@@ -491,6 +570,7 @@ class Table:
                         first_dealer=first)
         try:  # from here the game has begun: a failure cannot simply be undone
             self.game, self.journal, self.state = game, [], "playing"
+            self.round, self.hand_proofs, self._paused_hand = None, [], 0
             self.events, self.game_seq = [], self.seq
             self.pause_until = math.inf
             now = trio.current_time()
@@ -584,27 +664,74 @@ class Table:
         game = self.game
         self.deadline = self.bot_due = math.inf
         while game is not None and not game.is_over and game.to_move is None:
-            if game.phase is Phase.DEAL and game.hand_no and self.pause_until == math.inf \
-                    and self.settings.hand_pause > 0:
-                self.pause_until = trio.current_time() + self.settings.hand_pause
+            if self.round is None:  # (the first shuffle of a game, or after a restart)
+                self._open_round()
+            if game.phase is Phase.DEAL and game.hand_no and self.settings.hand_pause > 0 \
+                    and self._paused_hand != game.hand_no:
+                if self.pause_until == math.inf:
+                    self.pause_until = trio.current_time() + self.settings.hand_pause
                 return
+            assert self.round is not None
+            if not self._round_complete():
+                return  # the run loop wakes at its window's end, or a contribution ends it
             self.pause_until = math.inf
             await self._play_chance(game)
         if game is None:
             return
         if game.is_over:
+            self.round = None  # (no shuffle comes: its contributions are never used)
             self.state = "finished"
             self._changed()
             return
         self._schedule()
 
+    def _open_round(self) -> None:
+        """Announce the next shuffle: commit to its secret, list the commitments of the
+        seats it waits for (present, and played by their player), start its window.
+
+        A round opens as soon as the shuffle before it is made (the first of a game, when
+        the game starts), so its contributions come in during the hand, and the next
+        shuffle, a deal or a rebuild of the stock, rarely waits for them."""
+        # (a seeded server takes no contribution: its games replay from its seed alone)
+        window = 0.0 if self.seeded else self.settings.contribution_seconds
+        waiting = {s.index for s in self.seats if window > 0 and s.index in
+                   self.pending_commits and s.present and s.bot is None}
+        listed = {i: self.pending_commits.pop(i) for i in sorted(waiting)}
+        proof = DealProof(0, "", new_secret(self.rng), self.seeded, listed, {}, ())
+        self.round = Round(proof, trio.current_time() + window, frozenset(waiting))
+        announcement = Prepared(self.round.announcement(self.id, len(self.seats),
+                                                        int(window * 1000)))
+        for p, _ in self.audience():
+            p.send(announcement)
+
     async def _play_chance(self, game: Game) -> None:
-        shuffle = shuffle_for(game, self.rng)
+        rnd, self.round = self.round, None
+        assert rnd is not None
+        proof = rnd.proof
+        dealing = game.phase is Phase.DEAL
+        proof.hand = game.hand_no + 1 if dealing else game.hand_no
+        proof.kind = "deal" if dealing else "rebuild"
+        proof.cards = tuple(canonical_order(game.shuffle_cards()))
+        shuffle = Shuffle(deal_order(proof.secret, proof.reveals, proof.cards))
         events = game.apply(shuffle)
         self.journal.append(shuffle)
+        self.shuffle_proof = proof
         if self.before_broadcast is not None:
             await self.before_broadcast(self, shuffle)
+        self.shuffle_proof = None
+        self.hand_proofs = [*self.hand_proofs, proof] if proof.kind == "rebuild" else [proof]
         self._broadcast(events)
+        if not game.is_over:
+            self._open_round()  # the next shuffle's, at once (before the turn's prompt)
+
+    def _reveal_hand(self) -> None:
+        """The hand has ended: publish the proof of each of its shuffles."""
+        proofs, self.hand_proofs = self.hand_proofs, []
+        audience = self.audience()
+        for proof in proofs:
+            message = Prepared(proof.revealed(self.id, len(self.seats)))
+            for p, _ in audience:
+                p.send(message)
 
     def _schedule(self) -> None:
         """Prompt the seat to move and set its clock (or its house bot's move)."""
@@ -654,8 +781,11 @@ class Table:
         if now >= self.pause_until:
             self.pause_until = math.inf
             if game is not None and game.phase is Phase.DEAL:
-                await self._play_chance(game)
+                self._paused_hand = game.hand_no
                 await self._advance()
+            return
+        if now >= self._round_due():
+            await self._advance()
             return
         for seat in self.seats:
             if seat.absent_since is not None and now >= seat.absent_since + self.grace_seconds:
@@ -664,6 +794,7 @@ class Table:
                     if seat.player is not None:
                         seat.player.tables.discard(self.id)
                     seat.player = None
+                    self.pending_commits.pop(seat.index, None)
                 else:
                     seat.stand_in = self._stand_in()
                 self._changed()
@@ -692,6 +823,56 @@ class Table:
 
     def _stand_in(self) -> Strategy:
         return make_strategy(self.settings.stand_in, random.Random(self.rng.random()))
+
+    async def _contribute(self, player: Player, msg: Contribute) -> None:
+        """A seat's contribution to the shuffle being prepared, and/or its commitment to
+        its contribution to the next one. Checked whole before anything changes."""
+        if player.kind == "spectator":
+            raise TableError("spectator_only", "a spectator connection may not contribute")
+        seat = self.sits(player)
+        if seat is None:
+            raise TableError("not_seated", "only a seated player contributes to the shuffle")
+        if self.state == "finished":
+            raise TableError("game_over", "the game has ended: there is no shuffle to come")
+        index, rnd = seat.index, self.round
+        reveal = self._checked_reveal(index, msg)
+        if msg.next is not None and index in self.pending_commits:
+            raise TableError("contribution_twice", f"seat {index} already has a commitment "
+                             "for the next shuffle")
+        if rnd is not None and msg.commitment is not None:
+            rnd.answered.add(index)
+            if reveal is not None:
+                rnd.proof.reveals[index] = reveal
+        if msg.next is not None:
+            self.pending_commits[index] = bytes.fromhex(msg.next)
+        self._answer(player, Ok(id=msg.id, table=self.id))
+        if rnd is not None and rnd is self.round and self._shuffle_ready():
+            try:
+                await self._advance()  # every seat waited for has answered: shuffle now
+            except Exception as exc:  # the game may have changed: it cannot simply go on
+                raise TableBroken(f"table {self.id} failed shuffling") from exc
+
+    def _checked_reveal(self, index: int, msg: Contribute) -> bytes | None:
+        """The contribution ``msg`` reveals for seat ``index``; raises the refusal."""
+        rnd = self.round
+        if msg.commitment is None:
+            if msg.reveal is not None:
+                raise TableError("bad_contribution", "a reveal names the deal_commit it "
+                                 "answers (its commitment)")
+            return None
+        if rnd is None or msg.commitment != rnd.commitment_hex:
+            raise TableError("contribution_late", "that deal_commit's shuffle has been made "
+                             "(or it never was): it went on without you")
+        if index in rnd.answered:
+            raise TableError("contribution_twice",
+                             f"seat {index} already answered this deal_commit")
+        if msg.reveal is None:
+            return None
+        reveal = bytes.fromhex(msg.reveal)
+        why = rnd.check_reveal(index, reveal)
+        if why is not None:
+            raise TableError("bad_contribution", why)
+        return reveal
 
     # ------------------------------------------------------------------ presence
 
@@ -738,6 +919,7 @@ class Table:
     def _broadcast(self, events: list[Event]) -> None:
         audience = self.audience()
         self.events += events
+        ended = any(isinstance(e, HandScored) for e in events)
         for event in events:
             self.seq += 1
             cache: dict[int | None, Prepared] = {}
@@ -748,12 +930,18 @@ class Table:
                                                     event=event_to_wire(event_for(event, seat))))
                     cache[seat] = message
                 player.send(message)
+        if ended:
+            self._reveal_hand()
 
     def _send_snapshot(self, player: Player, seat: int | None) -> None:
         view: dict[str, Any] | None = None
         if self.game is not None:
             view = view_to_wire(seat_view(self.game, seat))
         player.send(Snapshot(table=self.id, seq=self.seq, info=self.info(), view=view))
+        rnd = self.round
+        if rnd is not None:  # the next shuffle's announcement too
+            left = max(0, int((rnd.due - trio.current_time()) * 1000))
+            player.send(rnd.announcement(self.id, len(self.seats), left))
 
     def _changed(self) -> None:
         self._on_change(self)
@@ -767,5 +955,5 @@ class Table:
     _handlers: ClassVar[dict[type[Message],
                              Callable[[Table, Player, Any], Awaitable[Message | None]]]] = {
         Join: _join, Leave: _leave, Watch: _watch, AddBot: _add_bot, RemoveBot: _remove_bot,
-        Start: _start, Resync: _resync, ActionMessage: _action,
+        Start: _start, Resync: _resync, ActionMessage: _action, Contribute: _contribute,
     }

@@ -11,6 +11,11 @@ mutants; run a few, not everything (the machine is shared)::
     .venv/bin/python tools/mutate.py                 # every target below
     .venv/bin/python tools/mutate.py ratings         # targets whose module names match
 
+A target may name some functions of its module (``Target.functions``): only the lines
+of those are mutated (cosmic-ray's line filter, the ranges found with ``ast`` when the
+pass runs, so they follow edits). That is how the pass covers the guards of a large
+module (the server session's read path and rate limit) with tests that run in seconds.
+
 It prints cosmic-ray's report of each target (the surviving mutants in full) and a
 summary line per target. docs/testing.md records the last run's survivors and why each
 is harmless.
@@ -19,24 +24,77 @@ is harmless.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SUBPACKAGES = ("rules", "bots", "protocol", "server", "client")
 
-#: module -> the tests that should kill its mutants (a small, fast selection)
-TARGETS: dict[str, list[str]] = {
-    "server/ratings.py": ["tests/server/test_ratings.py"],
-    "protocol/ratelimit.py": ["tests/protocol/test_protocol_ratelimit.py",
-                              "tests/protocol/test_protocol_bucket.py"],
-    "rules/timeout.py": ["tests/rules/test_timeout.py"],
+@dataclass(frozen=True)
+class Target:
+    """The tests that should kill a module's mutants (a small, fast selection), and the
+    functions to mutate (``()``: the whole module). A test may carry pytest's ``::``."""
+
+    tests: tuple[str, ...]
+    functions: tuple[str, ...] = ()
+    select: str = ""  # pytest's -k expression over those tests (empty: all of them)
+
+
+SERVER_GUARDS = ("tests/server/test_limits.py", "tests/server/test_abuse.py")
+GUARD_TESTS = ("bad_frames or hostile or unknown_types or flood or refused_unread or "
+               "names_are_unique or read_path or big_reply or handshake_and_idle or "
+               "trickled")
+PROTOCOL = ("tests/protocol/test_protocol_framing.py", "tests/protocol/test_protocol_hostile.py",
+            "tests/protocol/test_protocol_edges.py",
+            "tests/protocol/test_protocol_connection.py")
+
+#: module -> what the pass does with it; the guards of docs/testing.md first
+TARGETS: dict[str, Target] = {
+    # token on resume: the digest kept, the constant-time compare, the registry's lookup
+    "server/tokens.py": Target(("tests/server/test_secrets.py", "tests/server/test_names.py")),
+    "server/players.py": Target(("tests/server/test_secrets.py", "tests/server/test_names.py"),
+                                ("by_token", "new", "restore", "forget")),
+    "server/hall.py": Target(("tests/server/test_names.py",
+                              "tests/server/test_limits.py::test_names_are_unique_and_a_token_"
+                              "replaces_the_old_session"), ("check_name", "admit")),
+    # frame size on every read path: the frame buffer, the connection's limits per role
+    "protocol/framing.py": Target(PROTOCOL),
+    "protocol/connection.py": Target(PROTOCOL),
+    # the server session: what it reads, the limits it announces, the rate it allows
+    "server/session.py": Target(SERVER_GUARDS,
+                                ("limits", "_read_hello", "_reader", "_over_rate", "_queue"),
+                                GUARD_TESTS),
+    # the rate limit's cap
+    "protocol/ratelimit.py": Target(("tests/protocol/test_protocol_ratelimit.py",
+                                     "tests/protocol/test_protocol_bucket.py")),
+    # one reply per request: the lobby answers each request once, a table after its ok
+    "server/lobby.py": Target(("tests/server/test_table_failures.py",
+                               "tests/server/test_names.py::test_a_reply_goes_to_the_connection_"
+                               "that_asked_not_to_a_newer_one",
+                               "tests/server/test_limits.py::test_replies_come_in_the_order_of_"
+                               "the_requests"), ("handle", "_reply", "_to_table")),
+    "server/ratings.py": Target(("tests/server/test_ratings.py",)),
+    "rules/timeout.py": Target(("tests/rules/test_timeout.py",)),
 }
+
+
+def function_lines(path: Path, names: tuple[str, ...]) -> list[str]:
+    """The line ranges (``"a-b"``) of the functions and methods called ``names``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = {node.name: f"{node.lineno}-{node.end_lineno}" for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names}
+    missing = set(names) - set(found)
+    if missing:
+        raise SystemExit(f"{path}: no function {', '.join(sorted(missing))}")
+    return [found[n] for n in names]
 
 
 def copy_repository(dest: Path) -> None:
@@ -61,21 +119,31 @@ def link_tree(repo: Path, site: Path) -> None:
         (package / sub).symlink_to(repo / sub, target_is_directory=True)
 
 
-def config_text(module: str, tests: list[str], timeout: float) -> str:
-    command = f"{BIN / 'python'} -m pytest -x -q -p no:cacheprovider {' '.join(tests)}"
-    return (f'[cosmic-ray]\nmodule-path = "{module}"\ntimeout = {timeout}\n'
+def config_text(module: str, target: Target, lines: list[str], timeout: float) -> str:
+    tests = " ".join(target.tests)
+    if target.select:
+        tests += f" -k {shlex.quote(target.select)}"
+    command = f"{BIN / 'python'} -m pytest -x -q -p no:cacheprovider {tests}"
+    text = (f'[cosmic-ray]\nmodule-path = "{module}"\ntimeout = {timeout}\n'
             f'excluded-modules = []\ntest-command = "{command}"\n\n'
             '[cosmic-ray.distributor]\nname = "local"\n')
+    if lines:
+        ranges = ", ".join(f'"{r}"' for r in lines)
+        text += f'\n[cosmic-ray.filters.line-filter.lines]\n"{module}" = [{ranges}]\n'
+    return text
 
 
-def run_target(repo: Path, env: dict[str, str], module: str, tests: list[str]) -> str:
+def run_target(repo: Path, env: dict[str, str], module: str, target: Target) -> str:
     name = Path(module).stem
     config, session = repo / f"cr-{name}.toml", repo / f"cr-{name}.sqlite"
-    config.write_text(config_text(module, tests, timeout=120.0))
+    lines = function_lines(repo / module, target.functions) if target.functions else []
+    config.write_text(config_text(module, target, lines, timeout=120.0))
     cosmic = str(BIN / "cosmic-ray")
-    for step in ([cosmic, "baseline", str(config)],  # the tests pass on the copy as it is
-                 [cosmic, "init", str(config), str(session)],
-                 [cosmic, "exec", str(config), str(session)]):
+    steps = [[cosmic, "baseline", str(config)],  # the tests pass on the copy as it is
+             [cosmic, "init", str(config), str(session)]]
+    if lines:
+        steps.append([str(BIN / "cr-filter-lines"), "--config", str(config), str(session)])
+    for step in [*steps, [cosmic, "exec", str(config), str(session)]]:
         subprocess.run(step, cwd=repo, env=env, check=True)
     report = subprocess.run([str(BIN / "cr-report"), "--show-diff", "--surviving-only",
                              str(session)],
@@ -83,7 +151,9 @@ def run_target(repo: Path, env: dict[str, str], module: str, tests: list[str]) -
     print(report.stdout, flush=True)
     rate = subprocess.run([str(BIN / "cr-rate"), str(session)], cwd=repo, env=env,
                           check=True, capture_output=True, text=True).stdout.strip()
-    return f"{module}: {rate}% of the mutants survived ({' '.join(tests)})"
+    total = report.stdout.strip().splitlines()[-1] if report.stdout.strip() else ""
+    where = f" ({', '.join(target.functions)})" if target.functions else ""
+    return f"{module}{where}: {rate}% of the mutants survived; {total}"
 
 
 def main() -> int:
@@ -93,13 +163,14 @@ def main() -> int:
     if shutil.which("cosmic-ray", path=str(BIN)) is None:
         print("cosmic-ray is not installed: pip install -e '.[mutation]'", file=sys.stderr)
         return 2
-    chosen = {m: t for m, t in TARGETS.items() if not args.only or any(o in m for o in args.only)}
+    chosen = {m: t for m, t in TARGETS.items()
+              if not args.only or any(o in m for o in args.only)}
     with tempfile.TemporaryDirectory(prefix="rummyhall-mutate-") as tmp:
         repo, site = Path(tmp) / "repo", Path(tmp) / "site"
         copy_repository(repo)
         link_tree(repo, site)
         env = {**os.environ, "PYTHONPATH": f"{site}:{repo / 'tests'}"}
-        summary = [run_target(repo, env, module, tests) for module, tests in chosen.items()]
+        summary = [run_target(repo, env, module, target) for module, target in chosen.items()]
     print("\n".join(summary))
     return 0
 

@@ -52,8 +52,8 @@ COMMANDS = {
     "out": ("CARD", "go out (3-13)"),
     "rummy": ("", "Chicago: declare rummy"),
     "say": ("TEXT", "chat"),
-    "join": ("TABLE [SEAT]", "sit at a table"),
-    "watch": ("TABLE", "watch a table"),
+    "join": ("TABLE [SEAT] [CODE]", "sit at a table"),
+    "watch": ("TABLE [CODE]", "watch a table"),
     "bot": ("[SEAT] [BOT]", "add a house bot"),
     "unbot": ("SEAT", "remove a house bot"),
     "start": ("", "start the game"),
@@ -333,23 +333,23 @@ class Controller:
 
         self.spawn(run)
 
-    def join(self, table: int, seat: int | None = None) -> None:
+    def join(self, table: int, seat: int | None = None, code: str | None = None) -> None:
         model = self.model
 
         def opened(result: object) -> None:
             model.open_table(table)
             model.say(f"you sit at table {table}, seat {result}")
 
-        self._request(lambda: self.session.join(table, seat), after=opened)
+        self._request(lambda: self.session.join(table, seat, code=code), after=opened)
 
-    def watch(self, table: int) -> None:
+    def watch(self, table: int, code: str | None = None) -> None:
         model = self.model
 
         def opened(_: object) -> None:
             model.open_table(table)
             model.say(f"you watch table {table}")
 
-        self._request(lambda: self.session.watch(table), after=opened)
+        self._request(lambda: self.session.watch(table, code=code), after=opened)
 
     def _current_table(self) -> int | None:
         if self.model.screen == "table" and self.model.table is not None:
@@ -444,11 +444,18 @@ class Controller:
         model = self.model
         game, players, options = form.game.game, form.players, form.options()
         turn, sit = form.turn_seconds, form.sit
+        password = form.code if form.privacy == "password" else None
+        if form.privacy == "password" and not password:
+            model.say("a password table needs its password: :set code=...", error=True)
+            return
+        private = form.privacy != "open"
 
         async def run() -> None:
             try:
-                table = await self.session.create_table(game, players, options,
-                                                        turn_seconds=turn)
+                table = await self.session.create_table(
+                    game, players, options, turn_seconds=turn, password=password,
+                    invite=form.privacy == "invite",
+                    watch_code=form.watch_code if private else None)
             except RequestRefused as exc:
                 model.say(server_text(exc.message), error=True)  # the form stays as it was
                 return
@@ -457,6 +464,11 @@ class Controller:
                 return
             model.form = None
             model.table, model.screen = table, "table"
+            invite = self.session.invites.get(table)
+            if invite is not None:
+                model.say(f"table {table} is invite-only: share its code {invite}")
+            elif password is not None:
+                model.say(f"table {table} is private: players join with its password")
             if not sit:
                 model.say(f"table {table} created: add house bots (b) and start (g)")
             else:
@@ -500,14 +512,16 @@ class Controller:
             self.knock(words.args)
 
     def _cmd_join(self, words: CommandWords) -> None:
-        table = words.ints[0] if words.ints else self._current_table()
+        numbers, code = _numbers_and_code(words, 2)
+        table = numbers[0] if numbers else self._current_table()
         if table is not None:
-            self.join(table, words.ints[1] if len(words.ints) > 1 else None)
+            self.join(table, numbers[1] if len(numbers) > 1 else None, code)
 
     def _cmd_watch(self, words: CommandWords) -> None:
-        table = words.ints[0] if words.ints else self._current_table()
+        numbers, code = _numbers_and_code(words, 1)
+        table = numbers[0] if numbers else self._current_table()
         if table is not None:
-            self.watch(table)
+            self.watch(table, code)
 
     def _cmd_bot(self, words: CommandWords) -> None:
         strategy = next((a for a in words.args if not a.isdigit()), None)
@@ -554,7 +568,9 @@ class Controller:
             if error:
                 self.model.say(error, error=True)
                 return
-        self.model.say("set " + ", ".join(args))
+        # (a table password is a secret: the echo of the line does not show it)
+        shown = ["code=***" if a.partition("=")[0].strip() == "code" else a for a in args]
+        self.model.say("set " + ", ".join(shown))
 
     def describe_selection(self) -> str:
         return cards_text(self.model.chosen_cards())
@@ -575,6 +591,16 @@ class CommandWords:
         except ValueError:  # an unclosed quote: split on spaces
             args = rest.split()
         return cls(rest, args, [int(a) for a in args if a.isdigit()])
+
+
+def _numbers_and_code(words: CommandWords, numbers: int) -> tuple[list[int], str | None]:
+    """The leading numbers of a join or watch (at most ``numbers``), and the rest: a
+    private table's code (``:join 3 1 tuesday club``), None when nothing follows."""
+    taken: list[int] = []
+    args = list(words.args)
+    while args and args[0].isdigit() and len(taken) < numbers:
+        taken.append(int(args.pop(0)))
+    return taken, " ".join(args) or None
 
 
 Handler = Callable[[Controller, CommandWords], None]

@@ -100,6 +100,11 @@ def seat_fragments(model: ConsoleModel, table: int, width: int = 16) -> Fragment
     return out
 
 
+def lock_mark(info: TableInfo) -> str:
+    """🔒 for a private table (a password or an invite code needed to sit), else blank."""
+    return "🔒" if info.lock is not None else "  "
+
+
 def lobby_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragments:
     """The lobby: every table in two lines or more (wrapped at words), as many as fit in
     ``rows`` around the selected one, with how many more there are above and below."""
@@ -123,6 +128,8 @@ def lobby_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragm
         out.append(("", "\n"))
     if last < len(blocks):
         out.append(("class:dim", f"  ↓ {len(blocks) - last} more below\n"))
+    if any(info.lock is not None for info in tables):
+        out.append(("class:dim", "\n  🔒 private: :join TABLE CODE (or :watch TABLE CODE)"))
     out.extend(footer)
     return out
 
@@ -133,7 +140,8 @@ def _lobby_entry(model: ConsoleModel, row: int, info: TableInfo) -> Fragments:
     style = "class:row.selected" if row == model.lobby_row else ""
     title = GAME_TITLES.get(info.game, info.game)
     out: Fragments = [(style, f" {pointer} #{info.table:<3} {title:<15} {info.state:<8}"),
-                      ("class:me" if mine else "", " *" if mine else "  "), ("", " ")]
+                      ("class:me" if mine else "", " *" if mine else "  "),
+                      ("", f" {lock_mark(info)} ")]
     out.extend(seat_fragments(model, info.table))
     timer = f"{info.turn_seconds}s per turn, " if info.turn_seconds else ""
     watchers = f", {info.spectators} watching" if info.spectators else ""

@@ -20,6 +20,7 @@ from typing import Protocol
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.utils import get_cwidth
 
+from rummyhall.client.fairness import DealVerdict
 from rummyhall.client.session import TableState, Update
 from rummyhall.client.wording import SUIT_SYMBOLS, card_symbols, event_words, note_words
 from rummyhall.protocol import Chat, GameInfo, Notice, OptionInfo, TableInfo, Turn
@@ -324,6 +325,11 @@ class CreateForm:
     values: dict[str, bool | int | str] = field(default_factory=dict)
     row: int = 0
     sit: bool = True
+    #: open, password (``code`` is the table password) or invite (the server makes one)
+    privacy: str = "open"
+    code: str = field(default="", repr=False)
+    #: a private table's spectators need the code too (else anybody may watch)
+    watch_code: bool = True
 
     @property
     def game(self) -> GameInfo:
@@ -331,7 +337,8 @@ class CreateForm:
 
     def rows(self) -> list[str]:
         """The names of the form's rows: fixed fields, then the game's options."""
-        return ["game", "players", "turn_seconds", "sit", *(o.name for o in self.game.options)]
+        return ["game", "players", "turn_seconds", "sit", "privacy", "code", "watch_code",
+                *(o.name for o in self.game.options)]
 
     def option(self, name: str) -> OptionInfo | None:
         return next((o for o in self.game.options if o.name == name), None)
@@ -345,6 +352,12 @@ class CreateForm:
             return self.turn_seconds
         if name == "sit":
             return self.sit
+        if name == "privacy":
+            return self.privacy
+        if name == "code":  # (never shown: a password typed with :set code=...)
+            return "*" * len(self.code) if self.code else "(:set code=...)"
+        if name == "watch_code":
+            return self.watch_code
         opt = self.option(name)
         assert opt is not None
         return self.values.get(name, opt.default)
@@ -367,6 +380,13 @@ class CreateForm:
             self.turn_seconds = min(max(0, self.turn_seconds + 15 * delta), MAX_TURN_SECONDS)
         elif name == "sit":
             self.sit = not self.sit
+        elif name == "privacy":
+            i = PRIVACY.index(self.privacy)
+            self.privacy = PRIVACY[(i + delta) % len(PRIVACY)]
+        elif name == "watch_code":
+            self.watch_code = not self.watch_code
+        elif name == "code":
+            pass  # typed, not stepped
         else:
             opt = self.option(name)
             assert opt is not None
@@ -381,6 +401,8 @@ class CreateForm:
         if name not in self.rows():
             return f"no field {name!r}; fields: {', '.join(self.rows())}"
         lowered = text.strip().lower()
+        if name in ("code", "privacy"):
+            return self._set_privacy(name, text)
         if name == "game":
             for i, g in enumerate(self.games):
                 if g.game == lowered:
@@ -403,12 +425,29 @@ class CreateForm:
             if not isinstance(value, bool):
                 return "sit: yes or no"
             self.sit = value
+        elif name == "watch_code":
+            if not isinstance(value, bool):
+                return "watch_code: yes or no"
+            self.watch_code = value
         else:
             opt = self.option(name)
             assert opt is not None
             if not option_allows(opt, value):
                 return f"{name}: {opt.allowed}"
             self.values[name] = value
+        self.row = self.rows().index(name)
+        return None
+
+    def _set_privacy(self, name: str, text: str) -> str | None:
+        """``code`` (a table password: the table becomes a password table) or ``privacy``."""
+        if name == "code":
+            self.code = text.strip()
+            if self.code and self.privacy == "open":
+                self.privacy = "password"
+        elif text.strip().lower() in PRIVACY:
+            self.privacy = text.strip().lower()
+        else:
+            return f"privacy is one of {', '.join(PRIVACY)}"
         self.row = self.rows().index(name)
         return None
 
@@ -454,6 +493,10 @@ def option_allows(opt: OptionInfo, value: bool | int | str) -> bool:
     return ((opt.low is None or value >= opt.low) and (opt.high is None or value <= opt.high))
 
 
+PRIVACY = ("open", "password", "invite")
+"""A new table's privacy: open to all, a password (the form's code), or an invite code."""
+
+
 def _step_option(opt: OptionInfo, value: bool | int | str, delta: int) -> bool | int | str:
     if opt.type == "bool":
         return not value
@@ -486,7 +529,7 @@ class LogEntry:
     """A line of the log; ``table`` is the table it tells of (shown as "#3" while
     another table, or the lobby, is on the screen)."""
 
-    kind: str  # event, chat, notice, info, error
+    kind: str  # event, chat, notice, info, error (a refusal, a deal that failed its check)
     text: str
     table: int | None = None
 
@@ -772,6 +815,20 @@ class ConsoleModel:
             if state is not None and state.seat is not None:
                 self.open_table(table)  # resumed into a seat: show it
 
+    def _on_deal_check(self, update: Update, deadline: float | None) -> None:
+        """A hand's shuffle checked (docs/protocol.md, "Verifiable deals"): the mark in
+        the log, or a loud warning there and in the banner."""
+        verdict = update.payload
+        if not isinstance(verdict, DealVerdict):
+            return
+        where = f"#{update.table} " if update.table != self.table else ""
+        if verdict.ok:
+            self.log.append(LogEntry("info", f"{where}✓ {verdict.words()}"))
+            return
+        self.log.append(LogEntry("error", f"{where}{verdict.words()}"))
+        self.banner = (f"{where}WARNING: hand {verdict.hand}'s deal failed its check: the "
+                       "cards were not the ones the server committed to (see the log)")
+
     def _on_table_removed(self, update: Update, deadline: float | None) -> None:
         table = update.table
         if table == self.table and table not in self.source.tables:
@@ -784,5 +841,5 @@ _UPDATE_HANDLERS: dict[str, Callable[[ConsoleModel, Update, float | None], None]
     "notice": ConsoleModel._on_notice,
     "event": ConsoleModel._on_event, "turn": ConsoleModel._on_turn,
     "your_turn": ConsoleModel._on_your_turn, "snapshot": ConsoleModel._on_snapshot,
-    "table_removed": ConsoleModel._on_table_removed,
+    "table_removed": ConsoleModel._on_table_removed, "deal_check": ConsoleModel._on_deal_check,
 }

@@ -23,8 +23,10 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from rummyhall.client.credentials import HallCredential
 from rummyhall.client.session import ClientError, Session, open_session
 from rummyhall.client.trust import ServerTrust
+from rummyhall.protocol.limits import PING_SECONDS
 
 from . import admin
 from .app import build_app
@@ -52,6 +54,8 @@ class ConsoleOptions:
     #: The host's admin credential: the console logs in with it and has the host's
     #: commands (see .admin); None: a player's console.
     admin_credential: str | None = field(default=None, repr=False)
+    #: The hall's password (or keys derived from it), for a hall that has one.
+    password: HallCredential | None = None
 
 
 @dataclass
@@ -97,7 +101,7 @@ async def _keepalive(session: Session) -> None:
     """Ping now and then so that a long think is not taken for an idle client."""
     while True:
         limits = session.welcome.limits if session.welcome is not None else None
-        await trio.sleep(max(1, limits.ping_seconds if limits is not None else 30))
+        await trio.sleep(max(1, limits.ping_seconds if limits is not None else PING_SECONDS))
         try:
             await session.ping()
         except (ClientError, trio.TooSlowError) as exc:
@@ -117,7 +121,7 @@ async def run_console(options: ConsoleOptions, *, input: Input | None = None,
 
     async def trio_main() -> None:
         async with open_session(options.host, options.port, name=options.name,
-                                token=options.token,
+                                token=options.token, password=options.password,
                                 reconnect_seconds=options.reconnect_seconds,
                                 tls=options.tls) as session:
             if options.on_token and session.token:

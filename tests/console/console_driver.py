@@ -1,4 +1,11 @@
-"""Driving the console by keystrokes, as a person would, from the asyncio side."""
+"""Driving the console by keystrokes, as a person would, from the asyncio side.
+
+Real time, on purpose: the console is prompt_toolkit's asyncio application with trio as
+its guest, and asyncio has no mock clock. So a test never waits for a time: it waits for
+what it expects to see (:meth:`Person.wait`, a condition polled every 5 ms and bounded by
+a hang guard, never asserted as a duration); the few milliseconds after a key press
+only give the application turns to read it.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
+from hang_guard import HANG_GUARD
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput
 
@@ -36,7 +44,7 @@ class Person:
     async def type_command(self, line: str) -> None:
         await self.press(":" + line + "\r")
 
-    async def wait(self, predicate: Callable[[], object], timeout: float = 10.0,
+    async def wait(self, predicate: Callable[[], object], timeout: float = HANG_GUARD,
                    what: str = "") -> None:
         end = time.monotonic() + timeout
         while not predicate():

@@ -61,9 +61,12 @@ def test_every_command_of_the_help_has_a_handler() -> None:
     ("START", ("start", ())), ("leave", ("leave", ())), ("refresh", ("refresh", ())),
     ("discard Td", ("discard", (["Td"],))), ("meld 5h 6h 7h", ("meld", (["5h", "6h", "7h"],))),
     ("layoff 8h 2", ("lay_off", (["8h", "2"],))), ("out Ks", ("go_out", (["Ks"],))),
-    ("knock 3c", ("knock", (["3c"],))), ("join 7 1", ("join", (7, 1))),
-    ("join 7", ("join", (7, None))),
-    ("watch 9", ("watch", (9,))), ("bot 1 strong", ("add_bot", (1, "strong"))),
+    ("knock 3c", ("knock", (["3c"],))), ("join 7 1", ("join", (7, 1, None))),
+    ("join 7", ("join", (7, None, None))),
+    ("join 7 tuesday club", ("join", (7, None, "tuesday club"))),
+    ("join 7 1 k7pq-3mzx-9vfd", ("join", (7, 1, "k7pq-3mzx-9vfd"))),
+    ("watch 9", ("watch", (9, None))), ("watch 9 2024", ("watch", (9, "2024"))),
+    ("bot 1 strong", ("add_bot", (1, "strong"))),
     ("bot", ("add_bot", (None, None))), ("unbot 2", ("remove_bot", (2,))),
     ("create gin", ("open_form", ("gin",))), ("create", ("open_form", (None,))),
     ("say hello 'all'", ("say", ("hello 'all'",))), ("' hi", ("say", ("hi",))),
@@ -84,7 +87,7 @@ def test_knock_with_no_card_chosen_in_gin_is_big_gin() -> None:
 def test_join_without_a_table_takes_the_current_one() -> None:
     c = controller(gin_view())
     c.command("join")
-    assert c.calls == [("join", (4, None))]
+    assert c.calls == [("join", (4, None, None))]
 
 
 def test_the_screen_commands_change_the_screen() -> None:

@@ -14,7 +14,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.formatted_text import fragment_list_to_text
 
 from rummyhall.cli import main
-from rummyhall.client import RequestRefused, ServerClosed, Session, Update
+from rummyhall.client import DealVerdict, RequestRefused, ServerClosed, Session, Update
 from rummyhall.client.console.controller import COMMANDS, Controller
 from rummyhall.client.console.layout import CHROME, KEY_HELP, help_pages, main_text, seat_fragments
 from rummyhall.client.console.model import (
@@ -48,6 +48,7 @@ from rummyhall.rules import (
     parse_cards,
     seat_view,
 )
+from rummyhall.rules.fair_deal import DealCheck
 
 
 def gin_view(cards: str) -> SeatView:
@@ -393,3 +394,23 @@ def test_the_log_tags_the_lines_of_another_table() -> None:
     assert [e.shown(model.table) for e in model.log] == ["ada discarded T♦", "<bob> hi"]
     model.table = 4
     assert [e.shown(model.table) for e in model.log] == ["#3 ada discarded T♦", "<bob> hi"]
+
+
+def test_each_checked_shuffle_shows_its_mark_and_a_failed_one_a_loud_warning() -> None:
+    state = SimpleNamespace(view=gin_view("2c 9d Kh"), seat=0, info=None, move=3)
+    model = ConsoleModel(SimpleNamespace(tables={1: state}, lobby={}))
+    model.open_table(1)
+    good = DealVerdict(1, "deal", DealCheck(True, checked=12, mine_used=True))
+    model.on_update(Update("deal_check", 1, good))
+    assert model.log[-1].kind == "info" and "✓ hand 1: deal verified, 12 cards" in \
+        model.log[-1].text
+    assert "WARNING" not in (model.banner or "")
+    bad = DealVerdict(2, "deal", DealCheck(False, ("card 3 seen (Kh) is not where the "
+                                                   "revealed shuffle puts it",)))
+    model.on_update(Update("deal_check", 1, bad))
+    assert model.log[-1].kind == "error" and "FAILED" in model.log[-1].text
+    assert model.banner is not None and "WARNING" in model.banner
+    withheld = DealVerdict(3, "rebuild", DealCheck(True, withheld=(1,), checked=2))
+    model.on_update(Update("deal_check", 1, withheld))
+    assert "seat 1 committed and did not reveal" in model.log[-1].text
+    assert "without a contribution of ours" in model.log[-1].text

@@ -250,10 +250,20 @@ def test_a_seat_left_with_leave_stays_left(server_port: int) -> None:
         table = p.model.table
         await p.type_command("leave")
         await p.wait(lambda: p.model.screen == "lobby", what="back in the lobby")
+        session = p.h.session
+        listed: list[object] = []
+        list_tables = session.list_tables
+
+        async def counted() -> object:  # each refresh lists the tables once
+            tables = await list_tables()
+            listed.append(tables)
+            return tables
+
+        session.list_tables = counted  # type: ignore[assignment,method-assign]
         for _ in range(2):
             await p.press("r")  # a refresh of the lobby
             await p.type_command("lobby")
-        await asyncio.sleep(0.5)  # the refreshes are answered in a few ms
+        await p.wait(lambda: len(listed) == 4, what="the four refreshes answered")
         assert p.model.screen == "lobby" and table not in p.h.session.tables
         assert table in p.h.session.lobby  # (still being played, by two house bots)
         assert not any("you sit here again" in e.text for e in p.model.log)

@@ -8,11 +8,12 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
+from hang_guard import HANG_GUARD
 
 from rummyhall.protocol import CLIENT, CLOSED, Connection, Hello, Message, TableRemoved, TableUpdate
 from rummyhall.server import Hall, Settings
@@ -47,7 +48,10 @@ def serve_command(data: Path | str, port: int, *extra: str) -> list[str]:
 
 
 class Server:
-    """The server process. ``start`` waits until it listens; ``kill`` is SIGKILL."""
+    """The server process. ``start`` waits until it listens; ``kill`` is SIGKILL.
+
+    Real time: a subprocess runs on the machine's clock, not on a trio MockClock; each
+    wait for it is bounded (by HANG_GUARD), and nothing measures how long it took."""
 
     def __init__(self, data: Path, port: int, *extra: str) -> None:
         self.data, self.port, self.extra = data, port, extra
@@ -63,20 +67,20 @@ class Server:
         assert stdout is not None
         line = await trio.to_thread.run_sync(stdout.readline)
         if b"listening" not in line:
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=HANG_GUARD)
             raise RuntimeError(f"the server did not start: {line!r} {log.read_text()}")
 
     def kill(self) -> None:
         if self.proc is not None:
             self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=HANG_GUARD)
             self._close()
 
     def stop(self) -> int:
         if self.proc is None:
             return 0
         self.proc.send_signal(signal.SIGTERM)
-        code = self.proc.wait(timeout=20)
+        code = self.proc.wait(timeout=HANG_GUARD)
         self._close()
         return code
 
@@ -86,11 +90,12 @@ class Server:
         self.proc = None
 
 
-def run_serve(data: Path | str, *extra: str, timeout: float = 20
+def run_serve(data: Path | str, *extra: str, timeout: float = HANG_GUARD,
+              preexec_fn: Callable[[], object] | None = None
               ) -> subprocess.CompletedProcess[str]:
     """``rummyhall serve`` expected to refuse to start (its exit code and stderr)."""
     return subprocess.run(serve_command(data, free_port(), *extra), capture_output=True,
-                          text=True, timeout=timeout, check=False)
+                          text=True, timeout=timeout, check=False, preexec_fn=preexec_fn)
 
 
 async def ask(port: int, request: Message, name: str = "reader") -> Message:
@@ -98,7 +103,7 @@ async def ask(port: int, request: Message, name: str = "reader") -> Message:
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     conn = Connection(CLIENT)
     try:
-        with trio.fail_after(10):
+        with trio.fail_after(HANG_GUARD):
             await stream.send_all(conn.send(Hello(versions=(1,), name=name, kind="bot")))
             await _next(stream, conn)  # welcome
             await stream.send_all(conn.send(request))

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from persistence_helpers import Server, free_port, run_serve, serving
+from sessions import session_of
 
 from rummyhall.cli import main
 from rummyhall.client import open_session
@@ -73,7 +75,7 @@ async def test_the_data_file_its_wal_and_backups_hold_only_token_digests(tmp_pat
     async with serving(data) as hall:
         assert hall.port is not None
         async with open_session(port=hall.port, name="ada", token=token) as ada:
-            assert ada.welcome is not None and ada.welcome.session.resumed
+            assert ada.welcome is not None and session_of(ada.welcome).resumed
             assert ada.player_id == player
     for content in _files(data).values():
         assert not _holds(content, token)
@@ -126,9 +128,9 @@ async def test_a_version_2_file_has_its_plain_tokens_replaced_by_digests(tmp_pat
     async with serving(data) as hall:  # the old token still resumes its player
         assert hall.port is not None
         async with open_session(port=hall.port, name="p1", token=tokens[0]) as p1:
-            assert p1.welcome is not None and p1.welcome.session.resumed
+            assert p1.welcome is not None and session_of(p1.welcome).resumed
             assert p1.player_id == 1
-            with trio.fail_after(10):
+            with trio.fail_after(HANG_GUARD):
                 while 1 not in p1.tables:
                     await p1.next_update()
 

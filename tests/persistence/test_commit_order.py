@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from persistence_helpers import FAST
 
 from rummyhall.bots import make_strategy
@@ -78,7 +79,7 @@ async def test_no_event_is_sent_before_its_action_is_committed(
     async with trio.open_nursery() as nursery:
         await nursery.start(hall.serve)
         assert hall.port is not None
-        with trio.fail_after(60):
+        with trio.fail_after(HANG_GUARD):
             async with open_session(port=hall.port, name="ada", kind="bot") as ada, \
                     open_session(port=hall.port, name="bob", kind="bot") as bob:
                 table = await ada.create_table("basic", 3, options={"target_score": 60})

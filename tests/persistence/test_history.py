@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from persistence_helpers import FAST, ask
+from sessions import session_of
+from trio.testing import wait_all_tasks_blocked
 
 from rummyhall import history
 from rummyhall.cli import main
@@ -47,7 +50,7 @@ async def play_house_game(port: int, name: str = "host") -> int:
         await s.add_bot(table, 1, "random")
         await s.watch(table)
         await s.start(table)
-        with trio.fail_after(30):
+        with trio.fail_after(HANG_GUARD):
             while True:
                 state = s.tables.get(table)
                 if state is not None and state.view is not None and \
@@ -60,8 +63,8 @@ async def test_history_record_and_ratings_over_the_protocol(tmp_path: Path) -> N
     data = tmp_path / "hall.sqlite3"
     async with serving(data) as hall:
         assert hall.port is not None
+        # (the end of a game is committed before its last event goes out: no wait here)
         await play_house_game(hall.port)
-        await trio.sleep(0.1)
         played = await ask(hall.port, ListGamesPlayed(id=1))
         assert isinstance(played, GamesPlayed) and len(played.games) == 1
         game = played.games[0]
@@ -108,15 +111,15 @@ async def test_a_restart_restores_waiting_and_playing_tables(tmp_path: Path) -> 
             await ada.join(playing, 0)
             await ada.add_bot(playing, 1, "simple")
             await ada.start(playing)
-            with trio.fail_after(20):
+            with trio.fail_after(HANG_GUARD):
                 while not (ada.tables[playing].my_turn):
                     await ada.next_update()
             await ada.act(playing, ada.tables[playing].legal[0])
             token = ada.token
             moves = hall.lobby.tables[playing].game.move_number  # type: ignore[union-attr]
-            await trio.sleep(0.2)  # the lobby's last seat changes are written
+            # (a clean stop writes the seats' last changes: no wait here)
             hall.stop()  # the server goes while ada sits (no bye: her seats stay hers)
-            with trio.fail_after(10):
+            with trio.fail_after(HANG_GUARD):
                 while ada.connected:
                     await ada.next_update()
     async with serving(data, house_delay=1.0) as hall:
@@ -128,8 +131,8 @@ async def test_a_restart_restores_waiting_and_playing_tables(tmp_path: Path) -> 
         assert t.state == "playing" and t.game is not None and t.game.move_number == moves
         assert t.seats[1].house is not None and t.seats[0].absent_since is not None
         async with open_session(port=hall.port, name="ada", token=token) as ada:
-            assert ada.welcome is not None and ada.welcome.session.resumed
-            with trio.fail_after(10):
+            assert ada.welcome is not None and session_of(ada.welcome).resumed
+            with trio.fail_after(HANG_GUARD):
                 while playing not in ada.tables or ada.tables[playing].view is None:
                     await ada.next_update()
             assert ada.tables[playing].view.move_number >= moves  # type: ignore[union-attr]
@@ -140,7 +143,6 @@ async def test_the_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     async with serving(data) as hall:
         assert hall.port is not None
         await play_house_game(hall.port)
-        await trio.sleep(0.1)
         copy = tmp_path / "copy.sqlite3"
         assert main(["backup", "--data", str(data), str(copy)]) == 0  # while it runs
     capsys.readouterr()
@@ -192,16 +194,16 @@ async def test_a_seat_left_before_a_restart_stays_left_and_unwatched(tmp_path: P
             await ada.start(table)
             await ada.leave(table)
             token = ada.token
-            await trio.sleep(0.2)  # the lobby's last seat changes are written
-            hall.stop()
+            hall.stop()  # (a clean stop writes the seats' last changes: no wait here)
     async with serving(data, house_delay=1.0) as hall:
         assert hall.port is not None
         t = hall.lobby.tables[table]
         assert t.seats[0].left and t.seats[0].stand_in is not None
         async with open_session(port=hall.port, name="ada", token=token) as ada:
-            assert ada.welcome is not None and ada.welcome.session.resumed
-            await ada.ping()
-            await trio.sleep(0.2)  # (the table has taken its connection in)
+            assert ada.welcome is not None and session_of(ada.welcome).resumed
+            await ada.ping()  # the hello is handled: the table has her connection queued
+            await wait_all_tasks_blocked()  # (the server runs here: the table took it in)
+            await ada.ping()  # and anything it sent her has arrived
             assert not t.spectators and table not in ada.tables
             assert await ada.join(table) == 0  # the seat is still hers to take back
 

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from persistence_helpers import serving
+from sessions import session_of
 
 from rummyhall.bots import make_strategy
 from rummyhall.client import open_session
@@ -146,7 +148,7 @@ async def _play_against_a_house_bot(session: Session) -> None:
     await session.add_bot(table, 1, "simple")
     await session.start(table)
     bot = make_strategy("simple")
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_GUARD):
         while True:
             state = session.tables[table]
             if state.view is not None and state.view.phase == "game_over":
@@ -206,5 +208,5 @@ async def test_after_a_restart_the_newer_of_two_players_of_one_name_holds_it(
         assert holder is not None and holder.id == 2
         assert hall.port is not None
         async with open_session(port=hall.port, name="ada", token=f"{1:032x}") as first:
-            assert first.welcome is not None and first.welcome.session.resumed
+            assert first.welcome is not None and session_of(first.welcome).resumed
             assert first.player_id == 1

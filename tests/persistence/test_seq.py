@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from persistence_helpers import Server, free_port
 
 from rummyhall.bots import make_strategy
@@ -23,7 +24,6 @@ from rummyhall.client import open_session
 from rummyhall.client.session import ClientError, Session
 from rummyhall.protocol import EventMessage, Message, Snapshot
 
-TIME_LIMIT = 150  # seconds for the whole test; it takes about 20 (more on a loaded machine)
 KINDS = ("mid_hand", "hand_pause", "between_games", "later_mid_hand")
 
 
@@ -73,7 +73,7 @@ async def test_seq_never_goes_back_across_restarts(tmp_path: Path, recorder: Rec
     bot = make_strategy("simple")
     await server.start()
     try:
-        with trio.fail_after(TIME_LIMIT):
+        with trio.fail_after(5 * HANG_GUARD):  # (the whole test: its work bounds it)
             async with open_session(port=server.port, name="ada") as ada:
                 table = await ada.create_table("gin", 2, options={"target_score": 40})
                 await ada.join(table, 0)
@@ -100,6 +100,8 @@ async def test_seq_never_goes_back_across_restarts(tmp_path: Path, recorder: Rec
                         with contextlib.suppress(ClientError):
                             await ada.act(table, bot.choose(view, state.legal))
                         continue
+                    # (a poll interval, not a bound: after a restart no update may come
+                    # until the client looks at its table again)
                     with trio.move_on_after(0.5):
                         await ada.next_update()
     finally:

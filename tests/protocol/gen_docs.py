@@ -283,13 +283,15 @@ def hostile_cases() -> list[dict[str, Any]]:
     return cases
 
 
+def kit_frames(transcript: list[examples.Frame]) -> list[dict[str, Any]]:
+    return [{"from": str(f.sender), "connection": f.client,
+             "hex": frame_bytes(f.message.to_wire()).hex(),
+             "message": json_value(f.message.to_wire())} for f in transcript]
+
+
 def kit() -> dict[str, Any]:
-    frames = [{"from": str(f.sender), "connection": f.client,
-               "hex": frame_bytes(f.message.to_wire()).hex(),
-               "message": json_value(f.message.to_wire())} for f in examples.gin_transcript()]
-    admin = [{"from": str(f.sender), "connection": f.client,
-              "hex": frame_bytes(f.message.to_wire()).hex(),
-              "message": json_value(f.message.to_wire())} for f in examples.admin_transcript()]
+    frames = kit_frames(examples.gin_transcript())
+    admin = kit_frames(examples.admin_transcript())
     valid = [{"from": str(m.sender), "hex": frame_bytes(m.to_wire()).hex(),
               "message": json_value(m.to_wire())}
              for ms in examples.message_examples().values() for m in ms]
@@ -301,10 +303,21 @@ def kit() -> dict[str, Any]:
                  "message type. 'invalid': frames the receiver ('to') must refuse in the "
                  "given state (after a normal handshake for READY), with the error code "
                  "and fatality. 'admin_transcript' (1.2): the host logs in with the "
-                 "admin credential " + examples.ADMIN_CREDENTIAL + " and kicks bob. See "
-                 "docs/protocol.md, 'Conformance kit'.",
+                 "admin credential " + examples.ADMIN_CREDENTIAL + " and kicks bob. "
+                 "'password_login' and 'private_table' (1.2): the proofs of sections 3.1 "
+                 "and 6.1, with the secrets, salts, rounds and nonces they were made from. "
+                 "'deals' (1.2): worked examples of the verifiable shuffle, every "
+                 "intermediate value given. See docs/protocol.md, 'Conformance kit'.",
         "transcript": frames, "admin_transcript": admin, "valid": valid,
-        "invalid": hostile_cases(),
+        "invalid": hostile_cases(), "deals": examples.deal_examples(),
+        "password_login": {
+            "password": examples.HALL_PASSWORD, "salt": examples.HALL_SALT,
+            "iterations": examples.EXAMPLE_ITERATIONS, "nonces": examples.NONCES,
+            "frames": kit_frames(examples.password_transcript())},
+        "private_table": {
+            "password": examples.TABLE_PASSWORD, "salt": examples.TABLE_SALT,
+            "iterations": examples.EXAMPLE_ITERATIONS, "nonces": examples.NONCES,
+            "frames": kit_frames(examples.private_table_transcript())},
     }
 
 

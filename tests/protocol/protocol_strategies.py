@@ -36,7 +36,9 @@ def text_for(spec: StrT) -> st.SearchStrategy[str]:
     hi = min(spec.hi, 40)
     lo = min(spec.lo, hi)
     if spec.rule_words.startswith("lowercase hex"):
-        return st.text("0123456789abcdef", min_size=spec.lo, max_size=spec.hi)
+        hexes = st.text("0123456789abcdef", min_size=spec.lo, max_size=spec.hi)
+        return hexes.filter(lambda t: len(t) % 2 == 0) if "whole bytes" in spec.rule_words \
+            else hexes
     if spec.rule_words.startswith("lowercase letters"):
         return st.text(_WORD, min_size=max(lo, 1), max_size=hi).filter(
             lambda t: t.replace("_", "").isalnum())

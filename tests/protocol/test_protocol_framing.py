@@ -114,3 +114,53 @@ def test_depth_16_is_allowed() -> None:
 
 def test_check_value_accepts_the_allowed_types() -> None:
     check_value({"a": (None, True, -(2**63), 2**63 - 1, "é", {"b": ()})})
+
+
+def _nested_maps(depth: int) -> dict[str, object]:
+    value: dict[str, object] = {}
+    for _ in range(depth - 1):
+        value = {"k": value}
+    return value
+
+
+def test_the_depth_counts_maps_inside_maps_as_it_counts_arrays() -> None:
+    check_value(_nested_maps(16))  # the message map and 15 more: the limit itself
+    with pytest.raises(RemoteProtocolError) as info:
+        check_value(_nested_maps(17))
+    assert info.value.code == "bad_frame" and "nesting" in str(info.value)
+
+
+@pytest.mark.parametrize(("value", "words"), [(1.5, "floats"), (b"x", "bin"),
+                                              (msgpack.ExtType(1, b""), "ExtType")])
+def test_a_refused_type_is_named(value: object, words: str) -> None:
+    with pytest.raises(RemoteProtocolError) as info:
+        check_value({"x": value})
+    assert words in str(info.value)
+
+
+def test_a_long_stream_is_decoded_whole_and_its_buffer_stays_small() -> None:
+    """Past 64 KiB consumed the decoder drops what it has read (it compacts its buffer):
+    several megabytes of frames, fed in chunks that cut frames anywhere, all come out
+    whole and in order, and the buffer never holds much more than a chunk and a frame."""
+    frames = [frame({"n": i, "pad": "x" * (i % 700)}) for i in range(6_000)]
+    data = b"".join(frames)
+    decoder = FrameDecoder(65_536)
+    got: list[object] = []
+    largest = 0
+    for start in range(0, len(data), 4_093):
+        decoder.feed(data[start:start + 4_093])
+        while (body := decoder.next_frame()) is not None:
+            got.append(msgpack.unpackb(body)["n"])
+        largest = max(largest, len(decoder._data))
+    assert got == list(range(6_000))
+    assert decoder.buffered == 0
+    assert largest < 65_536 + 2 * 4_093 + 1_024, largest
+    # the same stream in one piece (kept as it came, not copied) but for a partial tail
+    decoder.feed(data[:-3])
+    got = []
+    while (body := decoder.next_frame()) is not None:
+        got.append(msgpack.unpackb(body)["n"])
+    decoder.feed(data[-3:])
+    while (body := decoder.next_frame()) is not None:
+        got.append(msgpack.unpackb(body)["n"])
+    assert got == list(range(6_000)) and decoder.buffered == 0

@@ -13,18 +13,23 @@ import pytest
 from rummyhall.protocol import (
     CLIENT,
     ERROR_CODES,
+    LOGIN_LABEL,
     MESSAGES,
     SERVER,
     AdminLogin,
     Connection,
     Hello,
+    Login,
     Message,
     RemoteProtocolError,
     Welcome,
     admin_proof,
+    check_proof,
+    derive,
     json_value,
+    table_label,
 )
-from rummyhall.protocol.examples import ADMIN_CREDENTIAL, ready_pair
+from rummyhall.protocol.examples import ADMIN_CREDENTIAL, locked_pair, ready_pair
 from rummyhall.rules import ThreeThirteen, meld_rules_for, new_game
 
 KIT = json.loads(resources.files("rummyhall.protocol").joinpath("conformance.json")
@@ -74,10 +79,38 @@ def test_valid_frames_decode_and_encode_back(frame: dict[str, object]) -> None:
     elif message["type"] == "welcome":
         client = Connection(CLIENT)
         client.send(Hello(versions=(1,), name="ada", kind="person"))
+    elif message["type"] == "login":
+        client, server = locked_pair()
+    elif message["type"] == "logged_in":
+        client, server = locked_pair()
+        server.receive_data(client.send(Login(proof="0" * 64)))
+        server.next_event()
     got = _to(server if frame["from"] == "client" else client, data)
     wire = got.to_wire()
     assert json_value(wire) == frame["message"]
     assert len(msgpack.packb(wire)).to_bytes(4, "big") + msgpack.packb(wire) == data
+
+
+@pytest.mark.parametrize("name", ["password_login", "private_table"])
+def test_the_password_and_private_table_transcripts(name: str) -> None:
+    """Each frame decodes to its message and encodes back; each proof in them checks out
+    against the secret, salt and nonce given, and a replayed one does not."""
+    part = KIT[name]
+    keys = derive(part["password"], bytes.fromhex(part["salt"]), part["iterations"])
+    for frame in part["frames"]:
+        kind = frame["message"]["type"]
+        cls = MESSAGES[kind]
+        got = cls.from_wire(msgpack.unpackb(bytes.fromhex(frame["hex"])[4:]))
+        assert json_value(got.to_wire()) == frame["message"]
+        proof = frame["message"].get("proof")
+        if proof is not None:
+            nonce = part["nonces"][frame["connection"]]
+            label = LOGIN_LABEL if kind == "login" else table_label(frame["message"]["table"])
+            right = check_proof(keys.stored_key, proof, label, nonce)
+            assert right is (frame["connection"] != "eve"), frame  # eve replays ada's
+    if name == "private_table":
+        create = part["frames"][0]["message"]
+        assert create["lock"]["stored_key"] == keys.stored_key.hex()
 
 
 def test_the_transcript_replays_through_connections() -> None:

@@ -6,8 +6,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from protocol_strategies import message_strategy
 
-from rummyhall.protocol import CLIENT, MESSAGES, SERVER, Connection, Hello, Message, Welcome
-from rummyhall.protocol.examples import ready_pair
+from rummyhall.protocol import (
+    CLIENT,
+    MESSAGES,
+    SERVER,
+    Connection,
+    Hello,
+    LoggedIn,
+    Login,
+    Message,
+    Welcome,
+)
+from rummyhall.protocol.examples import locked_pair, ready_pair
 
 SETTINGS = settings(max_examples=30, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -24,6 +34,12 @@ def _through(message: Message) -> object:
                             max_frame=message.limits.max_frame)
         sender.receive_data(receiver.send(Hello(versions=(message.version,), name="x",
                                                 kind="bot")))
+        sender.next_event()
+    elif isinstance(message, Login):
+        sender, receiver = locked_pair()
+    elif isinstance(message, LoggedIn):
+        receiver, sender = locked_pair()
+        sender.receive_data(receiver.send(Login(proof="0" * 64)))
         sender.next_event()
     else:
         client, server = ready_pair()

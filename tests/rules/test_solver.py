@@ -26,6 +26,7 @@ from rummyhall.rules.solver import (
     deadwood_at_most,
     deadwood_points,
     discard_deadwoods,
+    discards_at_most,
     knocker_arrangement,
 )
 
@@ -572,6 +573,32 @@ def test_deadwood_at_most_matches_brute_force(case: tuple[MeldRules, list[Card]]
                                               limit: int) -> None:
     rules, hand = case
     assert deadwood_at_most(hand, rules, limit) == (brute_deadwood(hand, rules) <= limit)
+
+
+@settings(max_examples=400, deadline=None)
+@given(rules_and_hand(max_size=9), st.sampled_from([-1, 0, 0, 0, 1, 3, 5, 9, 10, 15, 25]))
+def test_discards_at_most_match_brute_force(case: tuple[MeldRules, list[Card]],
+                                            limit: int) -> None:
+    # The lower bounds, the search with a spare discard and the one-meld test of a
+    # small hand each decide some of these.
+    rules, hand = case
+    want = [c for i, c in enumerate(hand)
+            if brute_deadwood(hand[:i] + hand[i + 1:], rules) <= limit]
+    assert discards_at_most(hand, rules, limit) == want
+
+
+@pytest.mark.parametrize("text, limit, kept", [
+    ("2h 4d 5d 7d 9c 9d 9h As", 1, "4d 7d As"),  # the wild card fills 6d: 5d 2h 7d
+    ("5d 5d#1 6s 7s 8s 2c Kh Kh#1", 5, "5d 5d#1"),  # identical cards: Kh Kh#1 2c
+    ("2h 2s 5d 9c 9d Kh Kc Ks", 0, "5d"),  # rummy: 9c 9d 2h 2s beside the kings
+    ("2h 2s 5d 9c Kh Kc Ks 3s", 3, "5d 9c"),  # two wild cards meld one lonely card
+])
+def test_discards_at_most_examples(text: str, limit: int, kept: str) -> None:
+    hand = cards(text)
+    want = [c for i, c in enumerate(hand)
+            if brute_deadwood(hand[:i] + hand[i + 1:], CHICAGO) <= limit]
+    assert discards_at_most(hand, CHICAGO, limit) == want
+    assert [str(c) for c in want] == kept.split()
 
 
 def test_deadwood_at_most_answers_before_the_search() -> None:

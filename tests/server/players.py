@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import trio
+from hang_guard import HANG_GUARD
 
 from rummyhall.bots import Strategy
 from rummyhall.client import RequestRefused, Session
@@ -38,7 +39,7 @@ async def play_seat(session: Session, table: int, strategy: Strategy, *,
     raise AssertionError("the game did not end")
 
 
-async def wait_for(predicate: Callable[[], object], timeout: float = 10.0, *,
+async def wait_for(predicate: Callable[[], object], timeout: float = HANG_GUARD, *,
                    session: Session | None = None, poll: float = 0.005) -> None:
     """Wait until ``predicate()`` holds: after each update of ``session`` when given,
     else polling every ``poll`` seconds (use a coarse poll under a mock clock)."""
@@ -71,7 +72,7 @@ class RawClient:
     async def send_bytes(self, data: bytes) -> None:
         await self.stream.send_all(data)
 
-    async def receive(self, timeout: float = 10.0) -> Message:
+    async def receive(self, timeout: float = HANG_GUARD) -> Message:
         """The next message; raises EOFError when the server closed the connection."""
         with trio.fail_after(timeout):
             while True:
@@ -86,7 +87,7 @@ class RawClient:
                     data = b""
                 self.conn.receive_data(bytes(data))
 
-    async def receive_until_closed(self, timeout: float = 10.0) -> list[Message]:
+    async def receive_until_closed(self, timeout: float = HANG_GUARD) -> list[Message]:
         """Every message until the server closes the connection (then ours is closed too)."""
         got: list[Message] = []
         try:

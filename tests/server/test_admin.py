@@ -21,7 +21,8 @@ import pytest
 import trio
 import trio.testing
 from fast_settings import FAST
-from players import RawClient
+from players import RawClient, wait_for
+from sessions import session_of
 
 from rummyhall.protocol import (
     MESSAGES,
@@ -204,7 +205,7 @@ async def test_a_wrong_credential_and_a_replayed_proof_are_denied(
         refusals = [r for r in caplog.records if "admin login refused" in r.getMessage()]
         assert len(refusals) == 1 and proof not in caplog.text
         assert refused(await thief.ask(AdminKick(name="host", id=3)), "not_admin")
-        assert good.welcome.session.player in {p.id for p in hall.lobby.players.connected()}
+        assert session_of(good.welcome).player in {p.id for p in hall.lobby.players.connected()}
 
 
 async def test_another_machine_is_refused_unless_the_host_allows_the_lan(
@@ -255,18 +256,16 @@ async def test_a_kicked_player_is_told_and_comes_back_with_its_token(tmp_path: P
         assert "rude" in closing.message
         seat = hall.lobby.tables[table].seats[1]
         assert seat.player is not None and seat.stand_in is None  # it waits (grace)
-        back = await Client.join(hall, "bob", token=bob.welcome.session.token)
-        assert back.welcome.session.resumed
+        back = await Client.join(hall, "bob", token=session_of(bob.welcome).token)
+        assert session_of(back.welcome).resumed
         assert (await back.until(Snapshot)).table == table  # type: ignore[attr-defined]
         assert hall.lobby.tables[table].seats[1].present
         # seat "bot": a house bot plays at once; bob resumes, then joins to take it back
         assert await admin.ask(AdminKick(name="bob", seat="bot", id=2)) == Ok(id=2)
         await back.receive_until_closed()
-        with trio.fail_after(5):
-            while hall.lobby.tables[table].seats[1].stand_in is None:
-                await trio.sleep(0.01)
-        again = await Client.join(hall, "bob", token=bob.welcome.session.token)
-        assert again.welcome.session.resumed
+        await wait_for(lambda: hall.lobby.tables[table].seats[1].stand_in is not None)
+        again = await Client.join(hall, "bob", token=session_of(bob.welcome).token)
+        assert session_of(again.welcome).resumed
         assert isinstance(await again.ask(Join(table=table, id=4)), Ok)
         assert hall.lobby.tables[table].seats[1].stand_in is None
         del ada
@@ -284,9 +283,7 @@ async def test_a_kick_with_seat_bot_frees_a_seat_at_a_table_not_started(tmp_path
         assert await admin.ask(AdminKick(name="bob", seat="bot", id=3)) == Ok(id=3)
         await bob.receive_until_closed()
         table = hall.lobby.tables[created.table]
-        with trio.fail_after(5):
-            while table.seats[1].player is not None:
-                await trio.sleep(0.01)
+        await wait_for(lambda: table.seats[1].player is None)
         assert created.table not in hall.lobby.players.holder("bob").tables  # type: ignore[union-attr]
 
 
@@ -306,9 +303,7 @@ async def test_kicking_or_banning_a_name_nobody_has_changes_nothing(tmp_path: Pa
         assert refused(await admin.ask(AdminClose(table=9, id=8)), "no_such_table")
         gone = await Client.join(hall, "gone")
         await gone.aclose()
-        with trio.fail_after(5):
-            while hall.lobby.players.holder("gone").connected:  # type: ignore[union-attr]
-                await trio.sleep(0.01)
+        await wait_for(lambda: not hall.lobby.players.holder("gone").connected)  # type: ignore[union-attr]
         assert refused(await admin.ask(AdminKick(name="gone", id=9)), "not_connected")
         reply = await admin.ask(AdminBans(id=10))
         assert reply == Bans(bans=(), id=10)
@@ -320,7 +315,7 @@ async def test_a_banned_player_is_refused_with_its_token_until_the_ban_ends(
     settings = _settings(tmp_path)
     async with serving(settings) as hall:
         bob = await Client.join(hall, "bob")
-        token = bob.welcome.session.token
+        token = session_of(bob.welcome).token
         admin = await admin_of(hall, settings)
         assert await admin.ask(AdminBan(name="bob", seconds=60, reason="cheating",
                                         id=1)) == Ok(id=1)
@@ -339,7 +334,7 @@ async def test_a_banned_player_is_refused_with_its_token_until_the_ban_ends(
         assert isinstance(listed, Bans) and [b.name for b in listed.bans] == ["bob"]
         mock_clock.jump(61)  # the ban ends
         back = await Client.join(hall, "bob", token=token)
-        assert back.welcome.session.resumed
+        assert session_of(back.welcome).resumed
         assert await admin.ask(AdminBans(id=3)) == Bans(bans=(), id=3)
         mock_clock.autojump_threshold = 0.01  # (the shutdown's waits)
 
@@ -373,7 +368,7 @@ async def test_an_address_ban_refuses_at_connect_and_is_lifted(tmp_path: Path) -
         got = await again.receive_until_closed()
         assert [m.code for m in got if isinstance(m, Error)] == ["banned"]
         assert await admin.ask(AdminUnban(address="10.0.0.7", id=2)) == Ok(id=2)
-        assert (await Client.join(hall, "visitor")).welcome.session.resumed is False
+        assert session_of((await Client.join(hall, "visitor")).welcome).resumed is False
 
 
 async def test_closing_a_table_tells_its_players(tmp_path: Path) -> None:
@@ -418,7 +413,7 @@ async def test_bans_and_the_admin_log_survive_a_restart(tmp_path: Path) -> None:
         admin = await admin_of(hall, dataclasses.replace(settings, admin_key=str(key)))
         assert await admin.ask(AdminBan(name="bob", seconds=3600, id=1)) == Ok(id=1)
         assert await admin.ask(AdminNotice(text="hello all", id=2)) == Ok(id=2)
-        token = bob.welcome.session.token
+        token = session_of(bob.welcome).token
         del ada, table
     async with serving(settings) as hall:
         retry = await Client.connect(hall.port or 0)

@@ -14,15 +14,17 @@ import pytest
 import trio
 from fast_settings import FAST
 from players import RawClient
+from sessions import session_of
 
 from rummyhall.cli import main
-from rummyhall.protocol import Error, Hello, Welcome
+from rummyhall.protocol import Error, Hello, Verifier, Welcome
 from rummyhall.server import Hall
 
 
 @asynccontextmanager
-async def serving(data: Path, admin_key: str = "") -> AsyncIterator[Hall]:
-    hall = Hall(dataclasses.replace(FAST, data=str(data), admin_key=admin_key))
+async def serving(data: Path, admin_key: str = "", password: str = "") -> AsyncIterator[Hall]:
+    hall = Hall(dataclasses.replace(FAST, data=str(data), admin_key=admin_key,
+                                    password=password))
     async with trio.open_nursery() as nursery:
         await nursery.start(hall.serve)
         try:
@@ -63,7 +65,7 @@ async def test_the_admin_commands_drive_a_running_server(
         assert status == 0 and out.startswith("bob  until ") and "cheating" in out
         again = await RawClient.connect(hall.port or 0)
         await again.send(Hello(versions=(1,), name="bob", kind="person",
-                               token=welcome.session.token))
+                               token=session_of(welcome).token))
         assert [m.code for m in await again.receive_until_closed()
                 if isinstance(m, Error)] == ["banned"]
         status, out, _ = await admin(capsys, "unban", "bob", *where)
@@ -104,3 +106,15 @@ async def test_the_admin_commands_say_what_is_missing(
         status, out, _ = await admin(capsys, "notice", "hi", "--admin-key", str(key),
                                      "--port", str(hall.port))
         assert (status, out) == (0, "notice sent\n")
+
+
+async def test_the_admin_commands_log_in_to_a_hall_with_a_password(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "hall.sqlite3"
+    verifier = Verifier.of("four random words", bytes(16), 1000).text()
+    async with serving(data, password=verifier) as hall:
+        where = ("--data", str(data), "--port", str(hall.port))
+        status, _, err = await admin(capsys, "bans", *where)
+        assert status == 1 and "password" in err  # a verifier logs nobody in
+        status, _, _ = await admin(capsys, "bans", *where, "--password", "four random words")
+        assert status == 0

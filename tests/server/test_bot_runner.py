@@ -164,7 +164,7 @@ async def test_a_network_bot_knocks_with_its_own_melds(hall: Hall) -> None:
     assert hall.port
     bot = OwnMelds()
     results = await run_bot(bot, "127.0.0.1", hall.port, game="gin",
-                            options={"target_score": 40}, games=1)
+                            options={"target_score": 100}, games=1)
     assert results and results[0].winners
     assert bot.knocks >= 1  # every knock it sent was accepted (a refusal would be logged
     assert bot.shown  # and the game would stall): the showdowns show its melds

@@ -9,6 +9,7 @@ from pathlib import Path
 import msgpack
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 from players import RawClient
 
 from rummyhall.protocol import (
@@ -71,7 +72,8 @@ async def test_rummyhall_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     try:
         assert process.stdout is not None
         line = b""
-        with trio.fail_after(20):
+        # real time: a subprocess (a Python that starts, then stops); bounded by the guard
+        with trio.fail_after(HANG_GUARD):
             while b"\n" not in line:
                 line += await process.stdout.receive_some(1024)
         port = int(line.split(b"listening on 127.0.0.1:")[1].split()[0])
@@ -80,7 +82,7 @@ async def test_rummyhall_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
         process.send_signal(signal.SIGTERM)
         got = await raw.receive_until_closed()
         assert [getattr(m, "code", None) for m in got] == ["server_shutdown"]
-        with trio.fail_after(20):
+        with trio.fail_after(HANG_GUARD):
             assert await process.wait() == 0
     finally:
         if process.returncode is None:

@@ -1,5 +1,6 @@
 """Hidden information: every frame queued for every connection during whole bot games of
-the four games is checked against the true game state at that moment."""
+the four games is checked against the true game state at that moment (a hand's shuffles
+are revealed once it is over: docs/protocol.md, "Verifiable deals")."""
 
 from __future__ import annotations
 
@@ -76,6 +77,12 @@ async def test_no_frame_shows_another_hand_or_the_stock(hall: Hall,
                     encode_frame(msgpack.packb(m.to_wire()), MAX_SERVER_FRAME)
                     for m in messages)
             for message in messages:
+                if message.type == "deal_revealed":  # the hand's shuffles, once it is over:
+                    table = hall.lobby.tables[message.table]  # type: ignore[attr-defined]
+                    assert table.game is not None and table.game.phase in (
+                        Phase.DEAL, Phase.GAME_OVER), "a shuffle revealed before its hand ended"
+                    frames.append((owner.name, message.type))
+                    continue  # (its cards are the deck's, and its order that of a hand over)
                 shown = set(cards_in(message.to_wire()))
                 leaked = shown & hidden_from(hall, owner)
                 frames.append((owner.name, message.type))

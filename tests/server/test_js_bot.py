@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from hang_guard import HANG_GUARD
 
 from rummyhall.server import Hall
 
@@ -22,7 +23,7 @@ async def test_the_javascript_bot_plays_a_whole_game(hall: Hall) -> None:
     if not (BOT / "node_modules" / "@msgpack" / "msgpack").is_dir():
         pytest.skip("run `npm ci` in examples/js-bot first (.ci/run does)")
     assert hall.port
-    with trio.fail_after(120):
+    with trio.fail_after(HANG_GUARD):  # real time: a Node.js subprocess plays a game
         result = await trio.run_process(
             [node, str(BOT / "bot.mjs"), "--port", str(hall.port), "--target", "50"],
             capture_stdout=True, capture_stderr=True, check=False)

@@ -41,8 +41,8 @@ async def test_off_means_only_the_tables_where_it_sits_or_watches(hall: Hall) ->
         await ada.join(mine, 1)
         last = await eve.create_table("gin", 2)  # the last change of all, for everyone
         await wait_for(lambda: last in ada.lobby and last in eve.lobby)
-        await bot.ping()  # (the lobby's round went out before this pong)
-        await trio.sleep(2 * hall.settings.update_interval)
+        await wait_for(lambda: not hall.lobby._dirty)  # every round has gone out
+        await bot.ping()  # (and reached the bot before this pong)
         assert pushed_tables(bot) == {mine, watched}
         assert {mine, watched, *others, last} <= pushed_tables(ada)
         assert not set(others) & set(bot.lobby)
@@ -65,15 +65,15 @@ async def test_the_setting_is_the_connections_and_the_client_keeps_it(hall: Hall
         assert not player.lobby_updates
         assert bot._stream is not None
         bot._stream.socket.close()  # drop the connection under the session's feet
-        await wait_for(lambda: not bot.connected, timeout=5)
-        await wait_for(lambda: bot.connected, timeout=10)
+        await wait_for(lambda: not bot.connected)
+        await wait_for(lambda: bot.connected)
         await bot.ping()
         assert not player.lobby_updates  # asked again on the new connection
         pushed_tables(bot)
         table = await eve.create_table("gin", 2)
         await wait_for(lambda: table in eve.lobby)
-        await bot.ping()
-        await trio.sleep(2 * hall.settings.update_interval)
+        await wait_for(lambda: not hall.lobby._dirty)  # every round has gone out
+        await bot.ping()  # (and reached the bot before this pong)
         assert table not in pushed_tables(bot)
 
 

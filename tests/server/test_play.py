@@ -10,7 +10,9 @@ import pytest
 import trio
 import trio.testing
 from fast_settings import with_settings
+from hang_guard import HANG_GUARD
 from players import RawClient, play_seat, wait_for
+from sessions import session_of
 
 from rummyhall.bots import SimpleBot
 from rummyhall.bots.selfplay import shuffle_for
@@ -152,7 +154,7 @@ async def test_chat_at_a_table_and_in_the_lobby(hall: Hall) -> None:
         await bob.say("hello table", table=table)
         await ada.say("hello all")
         seen: list[tuple[str, str, int | None]] = []
-        with trio.fail_after(5):
+        with trio.fail_after(HANG_GUARD):
             while len(seen) < 2:
                 update = await ada.next_update()
                 if update.kind == "chat":
@@ -201,8 +203,8 @@ async def test_a_reconnect_in_the_middle_of_a_hand(hall: Hall) -> None:
         # drop the TCP connection under the session's feet
         assert ada._stream is not None
         ada._stream.socket.close()
-        await wait_for(lambda: not ada.connected, timeout=5)
-        await wait_for(lambda: ada.connected, timeout=10)
+        await wait_for(lambda: not ada.connected)
+        await wait_for(lambda: ada.connected)
         assert ada.player_id == player  # resumed with the token: the same player
         await wait_for(lambda: state.view is not None and state.view.hand_no >= 1)
         # (the table takes the new connection in just after the welcome: wait for it)
@@ -442,6 +444,27 @@ async def test_an_action_refused_unread_is_followed_by_a_fresh_your_turn(hall: H
     await raw.aclose()
 
 
+async def test_a_bad_frame_that_is_no_action_brings_no_fresh_your_turn(hall: Hall) -> None:
+    """Only an action refused unread is prompted again: a chat line refused the same way
+    at the player's turn gets its error, and nothing more (the next thing is a pong)."""
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("ada")
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    await raw.send(AddBot(table=1, seat=1, strategy="simple", id=2))
+    await raw.send(Join(table=1, seat=0, id=3))
+    await raw.send(Start(table=1, id=4))
+    while not isinstance(await raw.receive(), YourTurn):
+        pass
+    body = msgpack.packb({"type": "say", "text": 7, "id": 9})  # a number for the text
+    await raw.send_bytes(len(body).to_bytes(4, "big") + body)
+    await raw.send(Ping(id=10))
+    after = [await raw.receive(), await raw.receive()]
+    assert isinstance(after[0], Error) and after[0].code == "bad_message" and after[0].id == 9
+    assert isinstance(after[1], Pong) and after[1].id == 10
+    await raw.aclose()
+
+
 @pytest.mark.parametrize("settings", [with_settings(house_delay=0.05)])
 async def test_a_player_who_left_may_watch_but_not_act_until_it_joins_again(
         hall: Hall) -> None:
@@ -498,7 +521,7 @@ async def test_a_resumed_connection_gets_its_snapshot_before_any_event(hall: Hal
             raw.stream.socket.close()  # dropped: the server notices when it reads
             raw = await RawClient.connect(hall.port)
             await raw.send(Hello(versions=(1,), name="eve", kind="person",
-                                 token=welcome.session.token))
+                                 token=session_of(welcome).token))
             assert isinstance(await raw.receive(), Welcome)
             while not isinstance(first := await raw.receive(), (Snapshot, EventMessage)):
                 pass
@@ -533,7 +556,7 @@ async def test_a_resumed_seat_gets_its_snapshot_before_its_turn(
     raw.stream.socket.close()
     raw = await RawClient.connect(hall.port)
     await raw.send(Hello(versions=(1,), name="ada", kind="person",
-                         token=welcome.session.token))
+                         token=session_of(welcome).token))
     assert isinstance(await raw.receive(timeout=30), Welcome)
     while not isinstance(first := await raw.receive(timeout=30),
                          (Snapshot, EventMessage, YourTurn)):

@@ -6,6 +6,7 @@ import logging
 
 import pytest
 from players import RawClient
+from sessions import session_of
 
 from rummyhall.protocol import Hello, Session, Welcome
 from rummyhall.server import Hall
@@ -38,12 +39,12 @@ async def test_no_log_line_shows_a_token(hall: Hall, caplog: pytest.LogCaptureFi
     raw = await RawClient.connect(hall.port)
     welcome = await raw.hello("ada")
     assert isinstance(welcome, Welcome)
-    token = welcome.session.token
+    token = session_of(welcome).token
     await raw.aclose()
     again = await RawClient.connect(hall.port)
     await again.send(Hello(versions=(1,), name="ada", kind="person", token=token))
     resumed = await again.receive()
-    assert isinstance(resumed, Welcome) and resumed.session.resumed
+    assert isinstance(resumed, Welcome) and session_of(resumed).resumed
     await again.aclose()
     assert caplog.records  # (the hellos and resumes are logged)
     assert not [r for r in caplog.records if token in r.getMessage()]

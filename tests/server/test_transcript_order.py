@@ -17,8 +17,7 @@ from fast_settings import with_settings
 from players import RawClient
 
 from rummyhall.protocol import MESSAGES, json_value
-from rummyhall.protocol.examples import SEED
-from rummyhall.rules import Game, Shuffle
+from rummyhall.protocol.examples import KIT_SECRET, KIT_SECRET_2
 from rummyhall.server import Hall, Settings
 from rummyhall.server import table as table_module
 
@@ -26,11 +25,12 @@ KIT = json.loads(resources.files("rummyhall.protocol").joinpath("conformance.jso
                  .read_text(encoding="utf-8"))
 
 
-def _kit_shuffle(game: Game, rng: random.Random) -> Shuffle:
-    """The transcript's deal: the canonical order shuffled with the kit's seed."""
-    order = list(game.shuffle_cards())
-    random.Random(SEED).shuffle(order)
-    return Shuffle(tuple(order))
+_SECRETS: list[bytes] = []
+
+
+def _kit_secret(rng: random.Random) -> bytes:
+    """The transcript's server secrets, in turn (ada's contributions are in its frames)."""
+    return _SECRETS.pop(0) if _SECRETS else bytes(32)
 
 
 class _FirstSeat(random.Random):
@@ -53,7 +53,8 @@ async def test_the_transcript_replays_in_order_against_the_server(
         hall: Hall, settings: Settings, monkeypatch: pytest.MonkeyPatch,
         mock_clock: trio.testing.MockClock) -> None:
     mock_clock.autojump_threshold = 0.02
-    monkeypatch.setattr(table_module, "shuffle_for", _kit_shuffle)
+    _SECRETS[:] = [KIT_SECRET, KIT_SECRET_2]
+    monkeypatch.setattr(table_module, "new_secret", _kit_secret)
     monkeypatch.setattr(random, "SystemRandom", lambda: _FirstSeat(0))  # (table.py draws it)
     assert hall.port
     clients = {name: await RawClient.connect(hall.port) for name in ("ada", "bob")}

@@ -1,0 +1,10 @@
+"""How long a test waits for something that must come, at most.
+
+It is a guard against a hang (a bug that loses a message, a server that never answers),
+never a measure of speed: the waits themselves are for events and conditions, and a
+loaded machine (two cores shared by several runs) only makes them take longer. So it is
+far above what anything takes, and the same everywhere. Under trio's MockClock it counts
+virtual seconds.
+"""
+
+HANG_GUARD = 120.0
