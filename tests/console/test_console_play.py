@@ -68,7 +68,8 @@ def test_a_hand_of_gin(server_port: int) -> None:
         await p.wait(lambda: p.model.view is not None and p.model.view.phase == "game_over",
                      what="the game over")
         await p.press("\t")  # back to the table, where the game-over line says how
-        await p.wait(lambda: "g: play again" in p.screen(), what="the game-over line")
+        await p.wait(lambda: "g: play again" in " ".join(p.screen().split()),  # (wrapped at words)
+                     what="the game-over line")
         await p.press("g")
         await p.wait(lambda: p.model.view is not None and p.model.view.phase != "game_over"
                      and not p.model.view.results, what="the next game")
