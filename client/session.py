@@ -50,6 +50,7 @@ from rummyhall.protocol import (
     Join,
     Leave,
     ListGames,
+    ListGamesPlayed,
     ListTables,
     LobbyUpdates,
     LocalProtocolError,
@@ -59,6 +60,7 @@ from rummyhall.protocol import (
     Notice,
     Ok,
     Ping,
+    PlayedGame,
     Pong,
     Ratings,
     RemoteProtocolError,
@@ -741,6 +743,15 @@ class Session:
 
     async def ping(self) -> None:
         await self.request(Ping())
+
+    async def list_games_played(self, *, name: str | None = None, limit: int | None = None,
+                                before: int | None = None) -> tuple[PlayedGame, ...]:
+        """Finished games of the server's history, newest first: where ``name`` sat (any
+        case), at most ``limit`` (the server's default 20, at most 100), numbered below
+        ``before`` (the next page)."""
+        reply = await self.request(ListGamesPlayed(limit=limit, before=before, name=name))
+        assert isinstance(reply, GamesPlayed)
+        return reply.games
 
     async def act(self, table: int, action: SeatAction) -> None:
         """Play ``action`` for our seat at the move of the pending your_turn.

@@ -35,6 +35,8 @@ from rummyhall.rules import (
 
 from .model import ConsoleModel, CreateForm, LogEntry, cards_text, server_text
 
+#: the history screen asks for this many games (the protocol allows 100 at once)
+HISTORY_GAMES = 50
 Spawn = Callable[[Callable[[], Awaitable[None]]], None]
 #: a card as the screen shows it (7♦) is typed as well as its letters (7d)
 SUIT_LETTERS = str.maketrans({"♣": "c", "♦": "d", "♥": "h", "♠": "s"})
@@ -63,6 +65,7 @@ COMMANDS = {
     "lobby": ("", "back to the lobby"),
     "table": ("[TABLE]", "show one of your tables"),
     "scores": ("", "show or hide the scores"),
+    "history": ("", "your games played, newest first"),
     "help": ("", "show or hide the help"),
     "quit": ("", "leave Rummy Hall"),
 }
@@ -420,6 +423,28 @@ class Controller:
         table = self.model.table if self.model.screen == "table" else None
         self._request(lambda: self.session.say(text, table))
 
+    def history(self) -> None:
+        """The history screen: the games we played (where our name sat), newest first,
+        as the server's journal keeps them."""
+        model = self.model
+        model.screen, model.history, model.history_row = "history", None, 0
+
+        async def run() -> None:
+            try:
+                games = await self.session.list_games_played(name=self.session.name,
+                                                             limit=HISTORY_GAMES)
+            except RequestRefused as exc:
+                model.say(f"no history: {server_text(exc.message)}", error=True)
+                games = ()
+            except ClientError as exc:
+                model.say(f"could not get your games: {exc}", error=True)
+                games = ()
+            if model.screen == "history":
+                model.history = games
+            model.on_change()
+
+        self.spawn(run)
+
     # ------------------------------------------------------------------ the form
 
     def open_form(self, game: str | None = None) -> None:
@@ -639,5 +664,6 @@ COMMAND_HANDLERS: dict[str, Handler] = {
     "create": _with_words("_cmd_create"), "set": _with_words("_cmd_set"),
     "lobby": _with_words("_cmd_lobby"), "table": _with_words("_cmd_table"),
     "scores": _with_words("_cmd_scores"), "help": _with_words("_cmd_help"),
+    "history": _plain("history"), "games": _plain("history"),
     "?": _with_words("_cmd_help"),
 }

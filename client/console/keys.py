@@ -28,6 +28,7 @@ def build_key_bindings(model: ConsoleModel, controller: Controller, command: Buf
     _bind_lobby(keys)
     _bind_form(keys)
     _bind_table(keys)
+    _bind_history(keys)
     return keys.kb
 
 
@@ -39,7 +40,8 @@ class _Keys:
         self.model, self.controller, self.command = model, controller, command
         self.typing = has_focus(command)
         self.keys = ~self.typing
-        self.lobby, self.form, self.table = (self.screen(n) for n in ("lobby", "form", "table"))
+        self.lobby, self.form, self.table, self.history = (
+            self.screen(n) for n in ("lobby", "form", "table", "history"))
         self.waiting = self.table & Condition(lambda: model.view is None)
         # a game over at the shown table: g starts the next one (the creator's to start)
         self.over = self.table & Condition(
@@ -131,6 +133,8 @@ def _escape(model: ConsoleModel) -> None:
         model.show_help = False
     elif model.screen == "form":
         model.form, model.screen = None, "lobby"
+    elif model.screen == "history":
+        model.screen = "lobby"
     elif model.screen == "table" and model.show_scores:
         model.show_scores = False
     elif model.screen == "table" and model.selected:
@@ -173,6 +177,7 @@ def _bind_lobby(k: _Keys) -> None:
     k.bind("w", filter=lobby)(with_selected(controller.watch))
     k.bind("n", filter=lobby)(controller.open_form)
     k.bind("r", filter=lobby)(controller.refresh)
+    k.bind("h", filter=lobby)(controller.history)
     k.bind("b", filter=lobby | waiting)(controller.add_bot)
     k.bind("B", filter=lobby | waiting)(controller.remove_bot)
     k.bind("g", filter=lobby | waiting | k.over)(controller.start)
@@ -236,3 +241,19 @@ def _bind_table(k: _Keys) -> None:
         controller.refresh()
 
     k.bind("L", filter=table)(to_lobby)
+
+
+def _bind_history(k: _Keys) -> None:
+    model, history = k.model, k.history
+
+    def move(delta: int) -> None:
+        games = model.history or ()
+        model.history_row = min(max(model.history_row + delta, 0), max(0, len(games) - 1))
+
+    k.bind("up", filter=history)(lambda: move(-1))
+    k.bind("down", filter=history)(lambda: move(1))
+
+    def to_lobby() -> None:
+        model.screen = "lobby"
+
+    k.bind("L", filter=history)(to_lobby)

@@ -7,6 +7,8 @@ action bar, command line) the way prompt_toolkit's full-screen examples do.
 
 from __future__ import annotations
 
+import time
+
 from prompt_toolkit.application import get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Size
@@ -29,7 +31,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from rummyhall.client.session import TableState
 from rummyhall.client.wording import PRODUCT, note_words
-from rummyhall.protocol import TableInfo
+from rummyhall.protocol import PlayedGame, TableInfo
 from rummyhall.rules import SeatView
 
 from .controller import COMMANDS
@@ -55,11 +57,13 @@ from .model import (
 )
 
 LOG_WIDTH = 28
+NBSP = "\u00a0"  # a space that a wrap keeps (fitting.wrap breaks at plain spaces)
 
 KEY_HELP = [
     ("Lobby", [("↑/↓", "pick a table"), ("Enter", "open / join the table"), ("j", "join"),
                ("w", "watch"), ("n", "new table (form)"), ("b / B", "add / remove a house bot"),
-               ("g", "start the game"), ("r", "refresh")]),
+               ("g", "start the game"), ("r", "refresh"),
+               ("h", "your games played (Esc or L: back)")]),
     ("Table", [("←/→", "move over your cards"), ("Home", "to the first card"),
                ("Space", "select cards (for m and l)"),
                ("s / p", "draw: stock / discard pile"), ("x", "pass (Gin upcard)"),
@@ -118,7 +122,7 @@ def lobby_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragm
     blocks = [wrap(_lobby_entry(model, row, info), width, indent=8)
               for row, info in enumerate(tables)]
     footer: Fragments = [("class:dim", "\n  Enter open · j join · w watch · n new table\n"
-                          "  b add bot · g start · r refresh · ? help\n")]
+                          "  b add bot · g start · r refresh · h history · ? help\n")]
     room = rows - 2 - text_rows(wrap(footer, width)) + 1
     first, last = _visible(blocks, model.lobby_row, room)
     if first:
@@ -170,6 +174,61 @@ def _visible(blocks: list[Fragments], selected: int, rows: int) -> tuple[int, in
             used += heights[first]
         else:
             return first, last
+
+
+def history_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragments:
+    """The games we played, newest first: each in two lines or more (wrapped at words),
+    as many as fit in ``rows`` around the one under the pointer, with how many more."""
+    out: Fragments = [("class:heading", f" Your games played  ·  {model.source.name}\n\n")]
+    games = model.history
+    footer: Fragments = [("class:dim", "\n  ↑/↓ scroll · Esc or L: the lobby\n")]
+    if games is None:
+        out.append(("class:dim", "  Asking the server for your games…\n"))
+    elif not games:
+        out.append(("", "  No game of yours is in the server's history yet.\n"))
+    games = games or ()
+    model.history_row = min(max(model.history_row, 0), max(0, len(games) - 1))
+    blocks = [wrap(_history_entry(model, row, game), width, indent=8)
+              for row, game in enumerate(games)]
+    room = rows - 2 - text_rows(wrap(footer, width)) + 1
+    first, last = _visible(blocks, model.history_row, room)
+    if first:
+        out.append(("class:dim", f"  ↑ {first} more above\n"))
+    for block in blocks[first:last]:
+        out.extend(block)
+        out.append(("", "\n"))
+    if last < len(blocks):
+        out.append(("class:dim", f"  ↓ {len(blocks) - last} more below\n"))
+    out.extend(footer)
+    return out
+
+
+def _history_entry(model: ConsoleModel, row: int, game: PlayedGame) -> Fragments:
+    """A game played: its number, game, date and hands, then every seat with its final
+    total (ours marked) and who won; a name and its total are never parted by a wrap."""
+    pointer = "▶" if row == model.history_row else " "
+    style = "class:row.selected" if row == model.history_row else ""
+    title = GAME_TITLES.get(game.game, game.game)
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.finished or game.started))
+    hands = f"{game.hands} hand" + ("" if game.hands == 1 else "s")
+    out: Fragments = [(style, f" {pointer} #{game.number:<4} {title:<15} {when}"),
+                      ("class:dim", f"  {hands}\n        ")]
+    me = model.source.player_id
+    names = [NBSP.join(n.split(" ")) for n in short_names([s.name for s in game.seats], 16)]
+    names = ["you" if me is not None and s.player == me else n
+             for s, n in zip(game.seats, names, strict=True)]
+    for i, seat in enumerate(game.seats):
+        if i:
+            out.append(("", " · "))
+        total = (f"{NBSP}{game.totals[seat.seat]}" if seat.seat < len(game.totals) else "")
+        out.append(("class:me" if names[i] == "you" else "", names[i] + total))
+    won = ", ".join(names[i] for i, s in enumerate(game.seats) if s.seat in game.winners)
+    if game.state != "finished":
+        out.append(("class:dim", "; still playing"))
+    else:
+        out.append(("class:turn" if won == "you" else "",
+                    f"; {won}{NBSP}won" if won else "; nobody won"))
+    return out
 
 
 def form_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragments:
@@ -567,6 +626,8 @@ def main_text(model: ConsoleModel, size: Size | None = None) -> Fragments:
         text = form_text(model, room.columns, room.rows)
     elif model.screen == "table":
         text = table_text(model, room.columns, room.rows)
+    elif model.screen == "history":
+        text = history_text(model, room.columns, room.rows)
     else:
         text = lobby_text(model, room.columns, room.rows)
     if text and text[-1][1].endswith("\n"):  # (a last newline opens no row)
@@ -577,7 +638,8 @@ def main_text(model: ConsoleModel, size: Size | None = None) -> Fragments:
 def title_text(model: ConsoleModel, columns: int = 80) -> Fragments:
     """The title bar: the server (unless it is just "Rummy Hall"), who, where, online."""
     src = model.source
-    where = {"lobby": "lobby", "form": "new table"}.get(model.screen, f"table {model.table}")
+    where = {"lobby": "lobby", "form": "new table", "history": "history"}.get(
+        model.screen, f"table {model.table}")
     state = "connected" if src.connected else "offline"
     server = src.server_name or "?"
     parts = [PRODUCT] + ([server] if server != PRODUCT else [])

@@ -23,7 +23,7 @@ from prompt_toolkit.utils import get_cwidth
 from rummyhall.client.fairness import DealVerdict
 from rummyhall.client.session import TableState, Update
 from rummyhall.client.wording import SUIT_SYMBOLS, card_symbols, event_words, note_words
-from rummyhall.protocol import Chat, GameInfo, Notice, OptionInfo, TableInfo, Turn
+from rummyhall.protocol import Chat, GameInfo, Notice, OptionInfo, PlayedGame, TableInfo, Turn
 from rummyhall.rules import (
     Arrangement,
     Card,
@@ -545,7 +545,7 @@ class ConsoleModel:
 
     source: GameSource
     color: bool = True
-    screen: str = "lobby"  # lobby, table, form
+    screen: str = "lobby"  # lobby, table, form, history
     table: int | None = None
     lobby_row: int = 0
     cursor: int = 0
@@ -565,6 +565,10 @@ class ConsoleModel:
     games: tuple[GameInfo, ...] = ()
     bots: tuple[str, ...] = ()
     form: CreateForm | None = None
+    #: the history screen: our games played, newest first (None: not come yet), and the
+    #: one under its pointer
+    history: tuple[PlayedGame, ...] | None = None
+    history_row: int = 0
     show_help: bool = False
     #: Ctrl-Q was pressed at a game where we sit: a second one quits
     confirm_quit: bool = False

@@ -18,7 +18,7 @@ from rummyhall.client.console.app import build_app
 from rummyhall.client.console.controller import Controller
 from rummyhall.client.console.model import ConsoleModel, CreateForm, LogEntry
 from rummyhall.client.console.snapshot import Drawn, FixedSizeOutput, draw
-from rummyhall.protocol import GameInfo, SeatInfo, TableInfo
+from rummyhall.protocol import GameInfo, PlayedGame, PlayedSeat, SeatInfo, TableInfo
 from rummyhall.protocol.payloads import games_catalogue
 from rummyhall.rules import GAMES, Event, Game, new_game, seat_view
 
@@ -117,6 +117,27 @@ def form_model() -> ConsoleModel:
     return model
 
 
+def history_model(games: int = 30) -> ConsoleModel:
+    """The history screen: ``games`` games played, newest first, each of every game at
+    up to its largest seat count, with the long names and our seat among them."""
+    model = lobby_model()
+    played = []
+    for number in range(games, 0, -1):
+        game = list(GAMES)[number % len(GAMES)]
+        players = min(GAMES[game].max_players, 2 + number % 7)
+        people = seats(players)
+        totals = tuple(100 - 37 * s + number for s in range(players))
+        played.append(PlayedGame(
+            number=number, table=number % 5 + 1, game=game, state="finished",
+            seats=tuple(PlayedSeat(seat=s.seat, name=s.name or "?", kind=s.kind,
+                                   player=s.player) for s in people),
+            winners=(number % players,), totals=totals, hands=number % 12 + 1,
+            started=1_790_000_000 + 3_600 * number, finished=1_790_001_800 + 3_600 * number))
+    model.history = tuple(played)
+    model.screen = "history"
+    return model
+
+
 def app_for(model: ConsoleModel, columns: int, rows: int) -> Application[None]:
     controller = Controller(model, model.source, spawn=lambda fn: None)  # type: ignore[arg-type]
     return build_app(model, controller=controller, input=DummyInput(),
@@ -136,6 +157,8 @@ def screens() -> Iterator[tuple[str, ConsoleModel]]:
     waiting = lobby_model({2: TableState(2, info=table_info(2, "basic", 6, "waiting"))})
     waiting.open_table(2)
     yield "table-waiting", waiting
+    yield "history", history_model()
+    yield "history-empty", history_model(0)
     helped = lobby_model()
     helped.show_help = True
     yield "help", helped

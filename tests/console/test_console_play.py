@@ -77,6 +77,41 @@ def test_a_hand_of_gin(server_port: int) -> None:
     run(server_port, scenario)
 
 
+def test_the_history_shows_a_finished_game(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin", target_score=10)
+        await p.play_hand()
+        await p.wait(lambda: p.model.view is not None and p.model.view.phase == "game_over",
+                     what="the game over")
+        view = p.model.view
+        assert view is not None
+        totals = view.scores
+        await p.press("L")
+        await p.wait(lambda: p.model.screen == "lobby", what="the lobby")
+        await p.press("h")  # (the lobby's key; :history is the same)
+        await p.wait(lambda: p.model.screen == "history" and p.model.history is not None,
+                     what="the history")
+        for _ in range(200):  # the journal writes the game's end in a moment of its own
+            if p.model.history:
+                break
+            await p.type_command("history")
+            await p.wait(lambda: p.model.history is not None, what="the history again")
+        assert p.model.history, p.screen()
+        text = " ".join(p.screen().split())  # (wrapped at words)
+        played = p.model.history[0]
+        assert played.game == "gin" and played.totals == tuple(totals)
+        assert f"#{played.number} Gin Rummy" in text
+        me = next(s.seat for s in played.seats if s.player == p.h.session.player_id)
+        bot = next(s for s in played.seats if s.seat != me)
+        winner = "you" if me in played.winners else bot.name
+        assert f"you {totals[me]}" in text and f"{bot.name} {totals[bot.seat]}" in text
+        assert f"; {winner} won" in text and f"{played.hands} hand" in text
+        await p.press("\x1b")  # Esc: back to the lobby
+        await p.wait(lambda: p.model.screen == "lobby", what="the lobby again")
+
+    run(server_port, scenario)
+
+
 def test_a_hand_of_basic_rummy(server_port: int) -> None:
     async def scenario(p: Person) -> None:
         await new_table(p, "basic", target_score=10)

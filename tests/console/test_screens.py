@@ -120,3 +120,15 @@ def test_the_lobby_shows_the_tables_around_the_selected_one() -> None:
     text = drawn(model, 80, 24).text()
     assert "▶ #4" in text and "more above" in text
     assert len(games_catalogue()) == 4
+
+
+def test_the_history_shows_the_newest_first_and_how_many_more() -> None:
+    model = SCREENS["history"]
+    text = drawn(model, 80, 24).text()
+    assert text.index("▶ #30") < text.index("#29") < text.index("#28")
+    assert re.search(r"↓ 27 more below", text) and "more above" not in text
+    assert "you 130" in text and "Bartholomew-F…oe won" in text  # a name kept with its words
+    model.history_row = 29  # the oldest, under the pointer: the newest are above
+    text = drawn(model, 80, 24).text()
+    assert "▶ #1 " in text and re.search(r"↑ \d+ more above", text) and "#30" not in text
+    model.history_row = 0
