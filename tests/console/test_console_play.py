@@ -77,37 +77,63 @@ def test_a_hand_of_gin(server_port: int) -> None:
     run(server_port, scenario)
 
 
-def test_the_history_shows_a_finished_game(server_port: int) -> None:
-    async def scenario(p: Person) -> None:
-        await new_table(p, "gin", target_score=10)
+async def game_over(p: Person) -> tuple[int, ...]:
+    """Play the game at the shown table to its end; its final totals."""
+    while True:
         await p.play_hand()
-        await p.wait(lambda: p.model.view is not None and p.model.view.phase == "game_over",
-                     what="the game over")
         view = p.model.view
         assert view is not None
-        totals = view.scores
-        await p.press("L")
-        await p.wait(lambda: p.model.screen == "lobby", what="the lobby")
-        await p.press("h")  # (the lobby's key; :history is the same)
+        if view.phase == "game_over":
+            return view.scores
+
+
+async def history(p: Person, keys: str, games: int) -> None:
+    """Open the history with ``keys`` and wait until it has ``games`` games (asking again
+    with :history: the journal writes a game's end in a moment of its own)."""
+    for attempt in range(200):
+        await p.press(keys if not attempt else ":history\r")
         await p.wait(lambda: p.model.screen == "history" and p.model.history is not None,
                      what="the history")
-        for _ in range(200):  # the journal writes the game's end in a moment of its own
-            if p.model.history:
-                break
-            await p.type_command("history")
-            await p.wait(lambda: p.model.history is not None, what="the history again")
-        assert p.model.history, p.screen()
+        if len(p.model.history or ()) >= games:
+            return
+    raise AssertionError(p.screen())
+
+
+def test_the_history_shows_the_games_played_newest_first(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin", target_score=10)
+        first = await game_over(p)
+        await p.press("L")
+        await p.wait(lambda: p.model.screen == "lobby", what="the lobby")
+        await history(p, "h", 1)  # the lobby's key
         text = " ".join(p.screen().split())  # (wrapped at words)
+        assert p.model.history is not None
         played = p.model.history[0]
-        assert played.game == "gin" and played.totals == tuple(totals)
+        assert played.game == "gin" and played.totals == first
         assert f"#{played.number} Gin Rummy" in text
         me = next(s.seat for s in played.seats if s.player == p.h.session.player_id)
         bot = next(s for s in played.seats if s.seat != me)
         winner = "you" if me in played.winners else bot.name
-        assert f"you {totals[me]}" in text and f"{bot.name} {totals[bot.seat]}" in text
+        assert f"you {first[me]}" in text and f"{bot.name} {first[bot.seat]}" in text
         assert f"; {winner} won" in text and f"{played.hands} hand" in text
         await p.press("\x1b")  # Esc: back to the lobby
         await p.wait(lambda: p.model.screen == "lobby", what="the lobby again")
+        await p.press("\r")  # our table again, and a second game there
+        await p.wait(lambda: p.model.screen == "table", what="the table")
+        await p.press("g")
+        await p.wait(lambda: p.model.view is not None and p.model.view.phase != "game_over",
+                     what="the next game")
+        second = await game_over(p)
+        await history(p, ":history\r", 2)
+        games = p.model.history
+        assert games is not None and games[0].number > games[1].number  # the newest first
+        assert games[0].totals == second and games[1].number == played.number
+        text = p.screen()
+        assert text.index(f"▶ #{games[0].number}") < text.index(f"#{played.number}")
+        await p.press("\x1b[B")  # ↓: the pointer on the older game
+        await p.wait(lambda: f"▶ #{played.number}" in p.screen(), what="the pointer moved")
+        await p.press("L")
+        await p.wait(lambda: p.model.screen == "lobby", what="L: the lobby")
 
     run(server_port, scenario)
 
