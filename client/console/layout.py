@@ -124,14 +124,7 @@ def lobby_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragm
     footer: Fragments = [("class:dim", "\n  Enter open · j join · w watch · n new table\n"
                           "  b add bot · g start · r refresh · h history · ? help\n")]
     room = rows - 2 - text_rows(wrap(footer, width)) + 1
-    first, last = _visible(blocks, model.lobby_row, room)
-    if first:
-        out.append(("class:dim", f"  ↑ {first} more above\n"))
-    for block in blocks[first:last]:
-        out.extend(block)
-        out.append(("", "\n"))
-    if last < len(blocks):
-        out.append(("class:dim", f"  ↓ {len(blocks) - last} more below\n"))
+    out.extend(_scrolled(blocks, model.lobby_row, room))
     if any(info.lock is not None for info in tables):
         out.append(("class:dim", "\n  🔒 private: :join TABLE CODE (or :watch TABLE CODE)"))
     out.extend(footer)
@@ -152,6 +145,21 @@ def _lobby_entry(model: ConsoleModel, row: int, info: TableInfo) -> Fragments:
     out.append(("class:dim", f"\n        {timer}"
                 f"{options_summary(info.game, info.options, model.defaults(info.game))}"
                 f"{watchers}; by {info.creator_name}"))
+    return out
+
+
+def _scrolled(blocks: list[Fragments], selected: int, rows: int) -> Fragments:
+    """The blocks that fit in ``rows`` around the selected one, with how many more there
+    are above and below (the lobby's tables, the history's games)."""
+    first, last = _visible(blocks, selected, rows)
+    out: Fragments = []
+    if first:
+        out.append(("class:dim", f"  ↑ {first} more above\n"))
+    for block in blocks[first:last]:
+        out.extend(block)
+        out.append(("", "\n"))
+    if last < len(blocks):
+        out.append(("class:dim", f"  ↓ {len(blocks) - last} more below\n"))
     return out
 
 
@@ -191,14 +199,7 @@ def history_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fra
     blocks = [wrap(_history_entry(model, row, game), width, indent=8)
               for row, game in enumerate(games)]
     room = rows - 2 - text_rows(wrap(footer, width)) + 1
-    first, last = _visible(blocks, model.history_row, room)
-    if first:
-        out.append(("class:dim", f"  ↑ {first} more above\n"))
-    for block in blocks[first:last]:
-        out.extend(block)
-        out.append(("", "\n"))
-    if last < len(blocks):
-        out.append(("class:dim", f"  ↓ {len(blocks) - last} more below\n"))
+    out.extend(_scrolled(blocks, model.history_row, room))
     out.extend(footer)
     return out
 
