@@ -71,6 +71,20 @@ async def _error(raw: RawClient, message: Message) -> Error:
     return got
 
 
+async def _seated_at_gin(raw: RawClient) -> int:
+    """A two-seat Gin table made by ``raw``, a simple house bot in seat 1, ``raw`` in
+    seat 0 (requests 1 to 3); the table's number."""
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    created = await _until(raw, Ok)
+    assert isinstance(created, Ok) and created.table is not None
+    table = created.table
+    await raw.send(AddBot(table=table, seat=1, strategy="simple", id=2))
+    await _until(raw, Ok)
+    await raw.send(Join(table=table, seat=0, id=3))
+    await _until(raw, Ok)
+    return table
+
+
 def _digest(value: bytes) -> str:
     return hashlib.sha256(value).hexdigest()
 
@@ -82,14 +96,7 @@ async def test_bad_contributions_are_refused_and_change_nothing(hall: Hall, sett
     raw, other = await RawClient.connect(hall.port), await RawClient.connect(hall.port)
     await raw.hello("ada")
     await other.hello("eve")
-    await raw.send(CreateTable(game="gin", players=2, id=1))
-    created = await _until(raw, Ok)
-    assert isinstance(created, Ok) and created.table is not None
-    table = created.table
-    await raw.send(AddBot(table=table, seat=1, strategy="simple", id=2))
-    await _until(raw, Ok)
-    await raw.send(Join(table=table, seat=0, id=3))
-    await _until(raw, Ok)
+    table = await _seated_at_gin(raw)
     mine, later = b"\x01" * 32, b"\x02" * 32
     # a watcher has no seat; a value of the wrong size or type; a reveal naming no commit
     await other.send(Watch(table=table, id=1))
@@ -149,14 +156,7 @@ async def test_a_seat_that_commits_and_does_not_reveal_holds_the_deal_its_window
     assert hall.port
     raw = await RawClient.connect(hall.port)
     await raw.hello("ada")
-    await raw.send(CreateTable(game="gin", players=2, id=1))
-    created = await _until(raw, Ok)
-    assert isinstance(created, Ok) and created.table is not None
-    table = created.table
-    await raw.send(AddBot(table=table, seat=1, strategy="simple", id=2))
-    await _until(raw, Ok)
-    await raw.send(Join(table=table, seat=0, id=3))
-    await _until(raw, Ok)
+    table = await _seated_at_gin(raw)
     await raw.send(Contribute(table=table, next=_digest(b"\x05" * 32), id=4))
     await _until(raw, Ok)
     await raw.send(Start(table=table, id=5))
