@@ -5,6 +5,11 @@ never a measure of speed: the waits themselves are for events and conditions, an
 loaded machine (two cores shared by several runs) only makes them take longer. So it is
 far above what anything takes, and the same everywhere. Under trio's MockClock it counts
 virtual seconds.
+
+``RUMMYHALL_HANG_GUARD`` (seconds) overrides it: the mutation pass (tools/mutate.py) sets
+it low, so that a mutant which loses a message fails in seconds rather than minutes.
 """
 
-HANG_GUARD = 120.0
+import os
+
+HANG_GUARD = float(os.environ.get("RUMMYHALL_HANG_GUARD", "120"))

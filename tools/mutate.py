@@ -48,6 +48,11 @@ class Target:
     select: str = ""  # pytest's -k expression over those tests (empty: all of them)
 
 
+#: the tests' hang guard in the pass (seconds): a mutant that loses a message fails fast
+HANG_GUARD = 15.0
+#: cosmic-ray's limit on one mutant's test run (seconds): past it the mutant counts as killed
+MUTANT_TIMEOUT = 90.0
+
 SERVER_GUARDS = ("tests/server/test_limits.py", "tests/server/test_abuse.py")
 GUARD_TESTS = ("bad_frames or hostile or unknown_types or flood or refused_unread or "
                "names_are_unique or read_path or big_reply or handshake_and_idle or "
@@ -62,7 +67,7 @@ TARGETS: dict[str, Target] = {
     "server/tokens.py": Target(("tests/server/test_secrets.py", "tests/server/test_names.py")),
     "server/players.py": Target(("tests/server/test_secrets.py", "tests/server/test_names.py"),
                                 ("by_token", "new", "restore", "forget")),
-    "server/hall.py": Target(("tests/server/test_names.py",
+    "server/hall.py": Target(("tests/server/test_names.py", "tests/server/test_lobby_updates.py",
                               "tests/server/test_limits.py::test_names_are_unique_and_a_token_"
                               "replaces_the_old_session"), ("check_name", "admit")),
     # frame size on every read path: the frame buffer, the connection's limits per role
@@ -137,7 +142,7 @@ def run_target(repo: Path, env: dict[str, str], module: str, target: Target) -> 
     name = Path(module).stem
     config, session = repo / f"cr-{name}.toml", repo / f"cr-{name}.sqlite"
     lines = function_lines(repo / module, target.functions) if target.functions else []
-    config.write_text(config_text(module, target, lines, timeout=120.0))
+    config.write_text(config_text(module, target, lines, timeout=MUTANT_TIMEOUT))
     cosmic = str(BIN / "cosmic-ray")
     steps = [[cosmic, "baseline", str(config)],  # the tests pass on the copy as it is
              [cosmic, "init", str(config), str(session)]]
@@ -169,7 +174,8 @@ def main() -> int:
         repo, site = Path(tmp) / "repo", Path(tmp) / "site"
         copy_repository(repo)
         link_tree(repo, site)
-        env = {**os.environ, "PYTHONPATH": f"{site}:{repo / 'tests'}"}
+        env = {**os.environ, "PYTHONPATH": f"{site}:{repo / 'tests'}",
+               "RUMMYHALL_HANG_GUARD": str(HANG_GUARD)}
         summary = [run_target(repo, env, module, target) for module, target in chosen.items()]
     print("\n".join(summary))
     return 0

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import trio
-from players import wait_for
+from players import RawClient, wait_for
 
 from rummyhall.client import Session, open_session
+from rummyhall.protocol import Hello, LobbyUpdates, Ok, Ping, Pong, TableUpdate, Welcome
 from rummyhall.server import Hall
 from rummyhall.server.session import FEATURES
 
@@ -75,6 +76,36 @@ async def test_the_setting_is_the_connections_and_the_client_keeps_it(hall: Hall
         await wait_for(lambda: not hall.lobby._dirty)  # every round has gone out
         await bot.ping()  # (and reached the bot before this pong)
         assert table not in pushed_tables(bot)
+
+
+async def test_a_resumed_connection_starts_with_every_update_whatever_the_last_chose(
+        hall: Hall) -> None:
+    """The server's side of the above: a client that turned updates off and comes back
+    with its token, asking nothing, gets every table's pushes again."""
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.send(Hello(versions=(1,), name="quiet", kind="bot"))
+    welcome = await raw.receive()
+    assert isinstance(welcome, Welcome) and welcome.session is not None
+    await raw.send(LobbyUpdates(on=False, id=1))
+    while not isinstance(await raw.receive(), Ok):
+        pass
+    await raw.aclose()
+    await wait_for(lambda: not any(p.name == "quiet" for p in hall.lobby.players.connected()))
+    back = await RawClient.connect(hall.port)
+    await back.send(Hello(versions=(1,), name="quiet", kind="bot",
+                          token=welcome.session.token))
+    again = await back.receive()
+    assert isinstance(again, Welcome) and again.session is not None and again.session.resumed
+    async with open_session("127.0.0.1", hall.port, name="eve") as eve:
+        table = await eve.create_table("gin", 2)
+        await wait_for(lambda: not hall.lobby._dirty)  # every round has gone out
+        await back.send(Ping(id=2))
+        pushed = [await back.receive()]
+        while not isinstance(pushed[-1], Pong):  # (the pushes before the pong)
+            pushed.append(await back.receive())
+    assert any(isinstance(m, TableUpdate) and m.info.table == table for m in pushed)
+    await back.aclose()
 
 
 async def test_the_welcome_lists_the_documented_features(hall: Hall) -> None:

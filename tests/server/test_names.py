@@ -110,6 +110,68 @@ async def test_records_of_players_who_hold_nothing_are_bounded(hall: Hall,
     await back.aclose()
 
 
+@pytest.mark.parametrize("settings", [with_settings(max_players=100)])
+async def test_a_gone_player_keeps_its_record_while_the_registry_has_room(
+        hall: Hall, settings: Settings) -> None:
+    """Room is made only once the registry is full: below ``max_players`` a player who
+    left (and holds nothing) still resumes with its token, however many came after."""
+    assert hall.port
+    first, welcome = await welcome_of(hall.port, "first")
+    assert isinstance(welcome, Welcome)
+    await first.aclose()
+    for n in range(settings.max_players - 5):  # past nine tenths, short of the cap
+        raw, passer = await welcome_of(hall.port, f"passer{n}")
+        assert isinstance(passer, Welcome)
+        await raw.aclose()
+    assert len(hall.lobby.players) < settings.max_players
+    back, again = await welcome_of(hall.port, "first", session_of(welcome).token)
+    assert isinstance(again, Welcome) and session_of(again).resumed
+    await back.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(max_players=10)])
+async def test_the_registry_shrinks_back_under_its_cap_once_its_players_leave(
+        hall: Hall, settings: Settings) -> None:
+    """More players connected at once than ``max_players`` are all kept (none holds
+    nothing); once they have left, the next hello brings the registry under the cap."""
+    assert hall.port
+    crowd = []
+    for n in range(settings.max_players + 3):
+        raw, welcome = await welcome_of(hall.port, f"crowd{n}")
+        assert isinstance(welcome, Welcome)
+        crowd.append(raw)
+    assert len(hall.lobby.players) > settings.max_players
+    for raw in crowd:
+        await raw.aclose()
+    await wait_for(lambda: not any(hall.lobby.players.connected()))
+    late, welcome = await welcome_of(hall.port, "late")
+    assert isinstance(welcome, Welcome)
+    assert len(hall.lobby.players) <= settings.max_players
+    await late.aclose()
+
+
+async def test_a_token_does_not_buy_a_name_another_player_is_using(hall: Hall) -> None:
+    """A player resuming with its own token may ask for a new name, but not for one
+    whose holder is connected: that is refused as ``name_taken``, and the holder keeps
+    it."""
+    assert hall.port
+    zed, welcome = await welcome_of(hall.port, "zed")
+    assert isinstance(welcome, Welcome)
+    await zed.aclose()
+    await wait_for(lambda: not any(p.name == "zed" for p in hall.lobby.players.connected()))
+    carol, hers = await welcome_of(hall.port, "carol")
+    assert isinstance(hers, Welcome)
+    for name in ("carol", "Carol"):
+        thief, answer = await welcome_of(hall.port, name, session_of(welcome).token)
+        assert fatal_code(answer) == "name_taken", name
+        await thief.aclose()
+    holder = hall.lobby.players.holder("carol")
+    assert holder is not None and holder.id == session_of(hers).player and holder.connected
+    await carol.send(Ping(id=1))
+    assert isinstance(await carol.receive(), Pong)  # (her connection is untouched)
+    await carol.aclose()
+
+
 async def test_a_name_taken_on_loan_is_lost_for_good_when_its_owner_returns(
         hall: Hall) -> None:
     """No ping-pong: once the owner has its name back, the one who had taken it cannot
