@@ -72,7 +72,8 @@ TARGETS: dict[str, Target] = {
                               "replaces_the_old_session"), ("check_name", "admit")),
     # frame size on every read path: the frame buffer, the connection's limits per role
     "protocol/framing.py": Target(PROTOCOL),
-    "protocol/connection.py": Target(PROTOCOL),
+    "protocol/connection.py": Target(PROTOCOL, ("__init__", "receive_data", "next_event",
+                                                "_enter", "_refuse", "_fail", "send", "_sent")),
     # the server session: what it reads, the limits it announces, the rate it allows
     "server/session.py": Target(SERVER_GUARDS,
                                 ("limits", "_read_hello", "_reader", "_over_rate", "_queue"),

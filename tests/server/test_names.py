@@ -161,8 +161,14 @@ async def test_a_token_does_not_buy_a_name_another_player_is_using(hall: Hall) -
     await wait_for(lambda: not any(p.name == "zed" for p in hall.lobby.players.connected()))
     carol, hers = await welcome_of(hall.port, "carol")
     assert isinstance(hers, Welcome)
-    for name in ("carol", "Carol"):
-        thief, answer = await welcome_of(hall.port, name, session_of(welcome).token)
+    token = session_of(welcome).token
+    ann, hers_too = await welcome_of(hall.port, "ann")  # (a name before "carol", zed's after)
+    assert isinstance(hers_too, Welcome)
+    await ann.aclose()
+    await wait_for(lambda: not any(p.name == "ann" for p in hall.lobby.players.connected()))
+    for name, thief_token in (("carol", token), ("Carol", token),
+                              ("carol", session_of(hers_too).token)):
+        thief, answer = await welcome_of(hall.port, name, thief_token)
         assert fatal_code(answer) == "name_taken", name
         await thief.aclose()
     holder = hall.lobby.players.holder("carol")
@@ -193,6 +199,105 @@ async def test_a_name_taken_on_loan_is_lost_for_good_when_its_owner_returns(
     await back.send(Ping(id=1))  # the owner's connection was never touched
     assert isinstance(await back.receive(), Pong)
     await back.aclose()
+
+
+async def gone(hall: Hall, raw: RawClient, name: str) -> None:
+    """Close ``raw`` and wait until the server has seen it go."""
+    await raw.aclose()
+    await wait_for(lambda: not any(p.name == name for p in hall.lobby.players.connected()))
+
+
+async def regular(hall: Hall, name: str) -> str:
+    """The token of a player who came as ``name`` and left (it holds nothing)."""
+    assert hall.port
+    raw, welcome = await welcome_of(hall.port, name)
+    assert isinstance(welcome, Welcome)
+    await gone(hall, raw, name)
+    return session_of(welcome).token
+
+
+async def owner_wins_it_back(hall: Hall, name: str, token: str, taker: RawClient) -> RawClient:
+    """The owner of ``name`` comes back with ``token``: it is resumed with its name, and
+    ``taker``, who had it, is closed with name_taken. The owner's connection."""
+    assert hall.port
+    back, again = await welcome_of(hall.port, name, token)
+    assert isinstance(again, Welcome) and session_of(again).resumed, again
+    assert [fatal_code(m) for m in await taker.receive_until_closed()] == ["name_taken"]
+    holder = hall.lobby.players.holder(name)
+    assert holder is not None and holder.id == session_of(again).player
+    return back
+
+
+@pytest.mark.parametrize("renamer", ["aaron", "bob"])  # (one sorts before "ada", one after)
+async def test_a_name_taken_by_a_returning_player_is_only_on_loan(hall: Hall,
+                                                                 renamer: str) -> None:
+    """A player back with its own token may ask for another name that nobody holds just
+    now; it gets that name on loan, and the name's owner still wins it back."""
+    assert hall.port
+    ada = await regular(hall, "ada")
+    other = await regular(hall, renamer)
+    taker, taken = await welcome_of(hall.port, "ada", other)
+    assert isinstance(taken, Welcome) and session_of(taken).resumed
+    await (await owner_wins_it_back(hall, "ada", ada, taker)).aclose()
+
+
+async def test_an_owner_who_won_its_name_back_owns_it_still(hall: Hall) -> None:
+    """Each time the owner leaves, another may borrow the name; each time it comes back,
+    it wins it back."""
+    assert hall.port
+    ada = await regular(hall, "ada")
+    for _ in range(2):
+        taker, taken = await welcome_of(hall.port, "ada")
+        assert isinstance(taken, Welcome) and not session_of(taken).resumed
+        await gone(hall, await owner_wins_it_back(hall, "ada", ada, taker), "ada")
+
+
+async def test_a_borrower_owns_the_fresh_name_it_takes_next(hall: Hall) -> None:
+    """A borrower that comes back under a name nobody ever had owns that one: it wins it
+    back from whoever takes it while it is away."""
+    assert hall.port
+    await regular(hall, "ada")
+    borrower, borrowed = await welcome_of(hall.port, "ada")
+    assert isinstance(borrowed, Welcome)
+    await gone(hall, borrower, "ada")
+    token = session_of(borrowed).token
+    renamed, welcome = await welcome_of(hall.port, "bea", token)
+    assert isinstance(welcome, Welcome) and session_of(welcome).resumed
+    await gone(hall, renamed, "bea")
+    taker, taken = await welcome_of(hall.port, "bea")
+    assert isinstance(taken, Welcome) and not session_of(taken).resumed
+    await (await owner_wins_it_back(hall, "bea", token, taker)).aclose()
+
+
+async def test_a_borrower_cannot_win_a_name_back_from_the_next_borrower(hall: Hall) -> None:
+    """Only the owner's token wins a name back: one who had it on loan and left finds it
+    taken by the next borrower, and is refused while that one is connected."""
+    assert hall.port
+    await regular(hall, "ada")
+    first, lent = await welcome_of(hall.port, "ada")
+    assert isinstance(lent, Welcome)
+    await gone(hall, first, "ada")
+    second, lent_again = await welcome_of(hall.port, "ada")
+    assert isinstance(lent_again, Welcome)
+    retry, answer = await welcome_of(hall.port, "ada", session_of(lent).token)
+    assert fatal_code(answer) == "name_taken"
+    await retry.aclose()
+    await second.send(Ping(id=1))  # (the second borrower's connection is untouched)
+    assert isinstance(await second.receive(), Pong)
+    await second.aclose()
+
+
+async def test_a_borrower_connecting_again_replaces_its_own_connection(hall: Hall) -> None:
+    """A name on loan is still its holder's: the holder's token, on a second connection,
+    resumes it there and closes the first with session_replaced (not name_taken)."""
+    assert hall.port
+    await regular(hall, "ada")
+    first, lent = await welcome_of(hall.port, "ada")
+    assert isinstance(lent, Welcome)
+    again, welcome = await welcome_of(hall.port, "ada", session_of(lent).token)
+    assert isinstance(welcome, Welcome) and session_of(welcome).resumed
+    assert [fatal_code(m) for m in await first.receive_until_closed()] == ["session_replaced"]
+    await again.aclose()
 
 
 @pytest.mark.parametrize("settings", [with_settings(player_expiry_seconds=1)])
