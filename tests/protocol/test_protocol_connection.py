@@ -34,6 +34,7 @@ from rummyhall.protocol import (
     error_message,
 )
 from rummyhall.protocol.examples import ready_pair
+from rummyhall.protocol.limits import MAX_FRAME, MAX_SERVER_FRAME
 
 SESSION = Session(player=1, token="ab" * 16, resumed=False)
 
@@ -127,6 +128,7 @@ def test_bye_closes() -> None:
     assert server.next_event() == Bye() and server.state is State.CLOSED
     server.receive_data(b"ignored")
     assert server.next_event() is CLOSED
+    assert server.buffered == 0  # (late bytes are dropped, never kept)
 
 
 def test_end_of_stream() -> None:
@@ -200,3 +202,93 @@ def test_welcome_with_a_version_not_offered() -> None:
     with pytest.raises(RemoteProtocolError) as info:
         client.next_event()
     assert (info.value.code, info.value.fatal) == ("unsupported_version", True)
+
+
+STREAM = (Ping(id=1), Join(table=3, seat=1, id="j"), Ping(id=2**31),
+          CreateTable(game="gin", players=2, options={"target_score": 250}, id=4), Bye())
+
+
+def drain(conn: Connection) -> list[object]:
+    """Every message ``conn`` can return now, up to NEED_DATA or CLOSED."""
+    out: list[object] = []
+    while (event := conn.next_event()) is not NEED_DATA and event is not CLOSED:
+        out.append(event)
+    return out
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 7, 13, 64])
+def test_a_stream_cut_anywhere_reads_as_the_same_messages(size: int) -> None:
+    """Bytes arrive as the network cuts them: a frame's header or body split across
+    reads, several frames in one read. Each piece is fed as it comes."""
+    client, server = ready_pair()
+    stream = b"".join(client.send(m) for m in STREAM)
+    received: list[object] = []
+    for start in range(0, len(stream), size):
+        server.receive_data(stream[start:start + size])
+        received += drain(server)
+    assert received == list(STREAM) and server.buffered == 0
+
+
+def test_a_buffer_the_caller_reuses_does_not_change_what_was_fed() -> None:
+    """The connection keeps its own copy of a mutable buffer it is fed: a reader that
+    reuses its bytearray for the next read does not rewrite the pending frame."""
+    client, server = ready_pair()
+    whole = client.send(Ping(id=7))
+    reused = bytearray(whole[:3])
+    server.receive_data(reused)
+    assert server.next_event() is NEED_DATA
+    reused[:] = b"\xff" * len(reused)
+    server.receive_data(whole[3:])
+    assert server.next_event() == Ping(id=7)
+
+
+def padded(size: int) -> bytes:
+    """A frame whose body, a map of an unknown type, is exactly ``size`` bytes."""
+    pad = size - len(msgpack.packb({"type": "nope", "pad": ""}))
+    body = msgpack.packb({"type": "nope", "pad": "x" * pad})
+    body = msgpack.packb({"type": "nope", "pad": "x" * (pad - (len(body) - size))})
+    assert len(body) == size
+    return len(body).to_bytes(4, "big") + body
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_the_frame_limit_holds_to_the_byte_however_the_frame_arrives(cut: bool) -> None:
+    """A body of exactly the limit is read (its unknown type is refused, not its size);
+    one byte more is refused as too large: whole in one read, or from its header alone
+    when the frame comes in pieces."""
+    for size, code, fatal in ((MAX_FRAME, "unknown_type", False),
+                              (MAX_FRAME + 1, "frame_too_large", True)):
+        _, server = ready_pair()
+        data = padded(size)
+        if cut:
+            server.receive_data(data[:10])
+            if not fatal:
+                assert server.next_event() is NEED_DATA
+                server.receive_data(data[10:])
+        else:
+            server.receive_data(data)
+        with pytest.raises(RemoteProtocolError) as info:
+            server.next_event()
+        assert (info.value.code, info.value.fatal) == (code, fatal), size
+
+
+def test_before_the_welcome_each_end_takes_the_other_roles_largest_frame() -> None:
+    """Until the welcome announces limits, a server reads client frames up to MAX_FRAME
+    and a client reads server frames up to MAX_SERVER_FRAME."""
+    server = Connection(SERVER)
+    server.receive_data(padded(MAX_FRAME + 1))
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert info.value.code == "frame_too_large"
+    client = Connection(CLIENT)
+    client.send(Hello(versions=(1,), name="ada", kind="bot"))
+    client.receive_data(padded(MAX_SERVER_FRAME))
+    with pytest.raises(RemoteProtocolError) as info:
+        client.next_event()
+    assert info.value.code != "frame_too_large"
+    client = Connection(CLIENT)
+    client.send(Hello(versions=(1,), name="ada", kind="bot"))
+    client.receive_data(padded(MAX_SERVER_FRAME + 1))
+    with pytest.raises(RemoteProtocolError) as info:
+        client.next_event()
+    assert info.value.code == "frame_too_large"
