@@ -251,8 +251,9 @@ class Connection(FrameBuffer):
 
     # ------------------------------------------------------------------ receiving
 
-    def receive_data(self, data: bytes) -> None:
-        """Feed bytes read from the peer; ``b""`` means the peer closed its side."""
+    def receive_data(self, data: bytes | bytearray) -> None:
+        """Feed bytes read from the peer; ``b""`` means the peer closed its side. A
+        bytearray is copied: the caller may reuse its buffer for the next read."""
         if self._pos == len(self._data) and type(data) is bytes and data \
                 and self._state is not _CLOSED and not self._eof:
             self._data = data  # the usual case: nothing pending, keep the chunk as it is

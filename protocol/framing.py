@@ -88,7 +88,7 @@ class FrameBuffer:
         taken, the part of a frame that has begun to arrive (0: none has)."""
         return len(self._data) - self._pos
 
-    def _feed(self, data: bytes) -> None:
+    def _feed(self, data: bytes | bytearray) -> None:
         """Add received bytes; ``b""`` marks the end of the stream."""
         if not data:
             self._eof = True

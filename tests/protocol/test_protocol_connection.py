@@ -247,7 +247,7 @@ def padded(size: int) -> bytes:
     pad = size - len(msgpack.packb({"type": "nope", "pad": ""}))
     body = msgpack.packb({"type": "nope", "pad": "x" * pad})
     body = msgpack.packb({"type": "nope", "pad": "x" * (pad - (len(body) - size))})
-    assert len(body) == size
+    assert isinstance(body, bytes) and len(body) == size
     return len(body).to_bytes(4, "big") + body
 
 
