@@ -56,7 +56,7 @@ MUTANT_TIMEOUT = 90.0
 SERVER_GUARDS = ("tests/server/test_limits.py", "tests/server/test_abuse.py")
 GUARD_TESTS = ("bad_frames or hostile or unknown_types or flood or refused_unread or "
                "names_are_unique or read_path or big_reply or handshake_and_idle or "
-               "trickled")
+               "trickled or whole_seconds or no_fresh_your_turn")
 PROTOCOL = ("tests/protocol/test_protocol_framing.py", "tests/protocol/test_protocol_hostile.py",
             "tests/protocol/test_protocol_edges.py",
             "tests/protocol/test_protocol_connection.py")
@@ -75,7 +75,7 @@ TARGETS: dict[str, Target] = {
     "protocol/connection.py": Target(PROTOCOL, ("__init__", "receive_data", "next_event",
                                                 "_enter", "_refuse", "_fail", "send", "_sent")),
     # the server session: what it reads, the limits it announces, the rate it allows
-    "server/session.py": Target(SERVER_GUARDS,
+    "server/session.py": Target((*SERVER_GUARDS, "tests/server/test_play.py"),
                                 ("limits", "_read_hello", "_reader", "_over_rate", "_queue"),
                                 GUARD_TESTS),
     # the rate limit's cap

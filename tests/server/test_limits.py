@@ -256,6 +256,21 @@ async def test_handshake_and_idle_timeouts(hall: Hall, settings: Settings,
     assert trio.current_time() - started >= 20
 
 
+@pytest.mark.parametrize("settings", [with_settings(handshake_seconds=0.3, idle_seconds=20)])
+async def test_the_welcome_announces_the_limits_in_whole_seconds(hall: Hall,
+                                                                 settings: Settings) -> None:
+    """A handshake time under a second is announced as 1 (the schema's least: never 0,
+    which would tell a client it has no time at all)."""
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    welcome = await raw.hello("ada")
+    assert isinstance(welcome, Welcome)
+    assert welcome.limits.handshake_seconds == 1
+    assert welcome.limits.max_frame == settings.max_frame
+    assert welcome.limits.burst == settings.burst
+    await raw.aclose()
+
+
 @pytest.mark.parametrize("settings", [with_settings(handshake_seconds=3600)])
 async def test_graceful_shutdown_tells_every_client(settings: Settings) -> None:
     """Every client hears server_shutdown at once, even one that has not said hello yet
