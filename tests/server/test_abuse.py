@@ -263,6 +263,9 @@ async def test_a_frame_trickled_a_byte_at_a_time_is_closed(
         await steady.send(Ping(id=second))
         mock_clock.jump(1)
         await trio.testing.wait_all_tasks_blocked()
+    # From here the clock runs by itself, so that a failure below ends in the hang guard
+    # (or the idle timeout) instead of waiting forever on a clock nobody steps.
+    mock_clock.autojump_threshold = 0.05
     assert trio.current_time() < settings.idle_seconds
     assert not any(s.player and s.player.name == "trickler" for s in hall.sessions)
     got = await trickler.receive_until_closed()
