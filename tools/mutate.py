@@ -86,7 +86,9 @@ TARGETS: dict[str, Target] = {
                                "tests/server/test_names.py::test_a_reply_goes_to_the_connection_"
                                "that_asked_not_to_a_newer_one",
                                "tests/server/test_limits.py::test_replies_come_in_the_order_of_"
-                               "the_requests"), ("handle", "_reply", "_to_table")),
+                               "the_requests", "tests/persistence/test_history.py"),
+                              ("handle", "_reply", "_to_table"),
+                              "not restart and not commands and not stays_left"),
     "server/ratings.py": Target(("tests/server/test_ratings.py",)),
     "rules/timeout.py": Target(("tests/rules/test_timeout.py",)),
 }

@@ -105,10 +105,10 @@ async def ask(port: int, request: Message, name: str = "reader") -> Message:
     try:
         with trio.fail_after(HANG_GUARD):
             await stream.send_all(conn.send(Hello(versions=(1,), name=name, kind="bot")))
-            await _next(stream, conn)  # welcome
+            await next_message(stream, conn)  # welcome
             await stream.send_all(conn.send(request))
             while True:
-                message = await _next(stream, conn)
+                message = await next_message(stream, conn)
                 if getattr(message, "id", None) == getattr(request, "id", None) and \
                         not isinstance(message, (TableUpdate, TableRemoved)):
                     return message
@@ -116,7 +116,7 @@ async def ask(port: int, request: Message, name: str = "reader") -> Message:
         await stream.aclose()
 
 
-async def _next(stream: trio.SocketStream, conn: Connection) -> Message:
+async def next_message(stream: trio.SocketStream, conn: Connection) -> Message:
     while True:
         event = conn.next_event()
         if isinstance(event, Message):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import trio
 from hang_guard import HANG_GUARD
-from persistence_helpers import FAST, ask
+from persistence_helpers import FAST, ask, next_message
 from sessions import session_of
 from trio.testing import wait_all_tasks_blocked
 
@@ -20,13 +20,22 @@ from rummyhall import history
 from rummyhall.cli import main
 from rummyhall.client import open_session
 from rummyhall.protocol import (
+    CLIENT,
+    Connection,
     Error,
     GameRecord,
     GamesPlayed,
     GetRecord,
+    Hello,
     ListGamesPlayed,
     ListRatings,
+    Message,
+    Ping,
+    Pong,
     Ratings,
+    TableRemoved,
+    TableUpdate,
+    Welcome,
 )
 from rummyhall.rules import new_game
 from rummyhall.server import Hall
@@ -98,6 +107,53 @@ async def test_no_history_without_the_journal(tmp_path: Path) -> None:
         reply = await ask(hall.port, ListGamesPlayed(id=1))
         assert isinstance(reply, Error) and reply.code == "no_history"
     assert not (tmp_path / "unused.sqlite3").exists()
+
+
+async def test_a_history_reply_goes_to_the_connection_that_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The journal answers in its own time: if the player connects again meanwhile, the
+    answer is dropped, never sent to the new connection, which did not ask."""
+    async with serving(tmp_path / "hall.sqlite3") as hall:
+        assert hall.port is not None and hall.lobby.journal is not None
+        journal = hall.lobby.journal
+        asked, go_on = trio.Event(), trio.Event()
+        real = journal.answer
+
+        async def slow(message: Message, viewer: int | None = None) -> Message:
+            asked.set()
+            await go_on.wait()
+            return await real(message, viewer)
+
+        monkeypatch.setattr(journal, "answer", slow)
+        with trio.fail_after(HANG_GUARD):
+            first, conn = await trio.open_tcp_stream("127.0.0.1", hall.port), Connection(CLIENT)
+            await first.send_all(conn.send(Hello(versions=(1,), name="ada", kind="person")))
+            welcome = await next_message(first, conn)
+            assert isinstance(welcome, Welcome)
+            await first.send_all(conn.send(ListGamesPlayed(id=1)))
+            await asked.wait()
+            again, conn = await trio.open_tcp_stream("127.0.0.1", hall.port), Connection(CLIENT)
+            await again.send_all(conn.send(Hello(versions=(1,), name="ada", kind="person",
+                                                 token=session_of(welcome).token)))
+            assert isinstance(await next_message(again, conn), Welcome)
+            go_on.set()
+            await wait_all_tasks_blocked()
+            monkeypatch.setattr(journal, "answer", real)  # (the new connection asks itself)
+            await again.send_all(conn.send(Ping(id=2)) + conn.send(ListGamesPlayed(id=3)))
+            replies: list[Message] = []
+            while len(replies) < 2:
+                message = await next_message(again, conn)
+                if not isinstance(message, (TableUpdate, TableRemoved)):
+                    replies.append(message)
+            await again.send_all(conn.send(ListGamesPlayed(id=4)) + conn.send(Ping(id=5)))
+            while not isinstance(replies[-1], Pong) or replies[-1].id != 5:
+                message = await next_message(again, conn)
+                if not isinstance(message, (TableUpdate, TableRemoved)):
+                    replies.append(message)
+        assert [(type(m).__name__, getattr(m, "id", None)) for m in replies] == [
+            ("Pong", 2), ("GamesPlayed", 3), ("GamesPlayed", 4), ("Pong", 5)]
+        await again.aclose()
+        await first.aclose()
 
 
 async def test_a_restart_restores_waiting_and_playing_tables(tmp_path: Path) -> None:

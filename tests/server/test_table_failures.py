@@ -18,6 +18,7 @@ from rummyhall.protocol import (
     ActionMessage,
     AddBot,
     CreateTable,
+    Error,
     Join,
     Ok,
     Ping,
@@ -113,3 +114,23 @@ async def test_a_failure_after_the_ok_sends_no_second_reply(
     assert [type(r) for r in replies] == [Ok]
     await wait_for(lambda: table_id not in hall.lobby.tables)
     await ada.aclose()
+
+
+async def test_a_request_to_a_table_that_is_closing_gets_its_one_reply(hall: Hall) -> None:
+    """Between its close and its removal from the lobby a table takes no more requests:
+    one sent then is answered with no_such_table at once, not left without a reply."""
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("ada")
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    created = await raw.receive()
+    assert isinstance(created, Ok) and created.table is not None
+    table = hall.lobby.tables[created.table]
+    table.close()  # (its inbox is shut; the lobby lists it until its next change)
+    await raw.send(Join(table=created.table, seat=0, id=2))
+    await raw.send(Ping(id=3))
+    replies = [await raw.receive(), await raw.receive()]
+    refusal, pong = replies
+    assert isinstance(refusal, Error) and (refusal.code, refusal.id) == ("no_such_table", 2)
+    assert isinstance(pong, Pong) and pong.id == 3
+    await raw.aclose()
