@@ -86,7 +86,9 @@ TARGETS: dict[str, Target] = {
                                "tests/server/test_names.py::test_a_reply_goes_to_the_connection_"
                                "that_asked_not_to_a_newer_one",
                                "tests/server/test_limits.py::test_replies_come_in_the_order_of_"
-                               "the_requests", "tests/persistence/test_history.py"),
+                               "the_requests",
+                               "tests/server/test_limits.py::test_the_games_answer_carries_the_id_"
+                               "it_was_asked_with", "tests/persistence/test_history.py"),
                               ("handle", "_reply", "_to_table"),
                               "not restart and not commands and not stays_left"),
     "server/ratings.py": Target(("tests/server/test_ratings.py",)),

@@ -21,8 +21,10 @@ from rummyhall.protocol import (
     ActionMessage,
     CreateTable,
     Error,
+    Games,
     Hello,
     Join,
+    ListGames,
     ListTables,
     Ok,
     Ping,
@@ -221,6 +223,21 @@ async def test_names_are_unique_and_a_token_replaces_the_old_session(hall: Hall)
         assert isinstance(await raw.receive(), Pong)
         assert any(p.id == ada.player_id for p in hall.lobby.players.connected())
         await raw.aclose()
+
+
+async def test_the_games_answer_carries_the_id_it_was_asked_with(hall: Hall) -> None:
+    """list_games with an id is answered with that id; without one, with none (the
+    same catalogue either way)."""
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("ada")
+    await raw.send(ListGames(id=7))
+    await raw.send(ListGames())
+    numbered, plain = await raw.receive(), await raw.receive()
+    assert isinstance(numbered, Games) and isinstance(plain, Games)
+    assert (numbered.id, plain.id) == (7, None)
+    assert numbered.games == plain.games and numbered.bots == plain.bots
+    await raw.aclose()
 
 
 async def test_replies_come_in_the_order_of_the_requests(hall: Hall) -> None:

@@ -132,5 +132,6 @@ async def test_a_request_to_a_table_that_is_closing_gets_its_one_reply(hall: Hal
     replies = [await raw.receive(), await raw.receive()]
     refusal, pong = replies
     assert isinstance(refusal, Error) and (refusal.code, refusal.id) == ("no_such_table", 2)
+    assert not refusal.fatal  # (a refusal of one request: the connection goes on)
     assert isinstance(pong, Pong) and pong.id == 3
     await raw.aclose()
