@@ -30,6 +30,7 @@ from rummyhall.rules.fair_deal import DealCheck, verify_recorded
 from rummyhall.server.journal import action_from_json
 
 from .datafile import add_data_flag, load_record
+from .prompts import ask
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,7 +69,7 @@ def _can_show(text: str) -> bool:
 def _wait() -> bool:
     """Wait for Enter; False when the user quits (q, or the end of input)."""
     try:
-        answer = input("-- Enter: next hand, q: quit -- ")
+        answer = ask("-- Enter: next hand, q: quit -- ")
     except EOFError:
         return False
     return answer.strip().lower() not in ("q", "quit")
