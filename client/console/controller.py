@@ -516,6 +516,8 @@ class Controller:
             return
         word, _, rest = line.partition(" ")
         word = word.lower().lstrip(":/")
+        if word not in QUIT_WORDS:
+            self.model.stay()  # (asked whether to quit: another command, we stay)
         handler = COMMAND_HANDLERS.get(word) or self.extra_commands.get(word)
         if handler is None:
             self.model.say(f"unknown command {word!r}: press ? for help", error=True)
@@ -629,6 +631,8 @@ def _numbers_and_code(words: CommandWords, numbers: int) -> tuple[list[int], str
 
 
 Handler = Callable[[Controller, CommandWords], None]
+#: the commands that quit (asking first at a game where we sit, as Ctrl-Q does)
+QUIT_WORDS = ("quit", "exit")
 
 
 def _plain(name: str) -> Handler:

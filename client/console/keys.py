@@ -58,8 +58,7 @@ class _Keys:
             @self.kb.add(*names, filter=filter)
             def _(event: KeyPressEvent) -> None:
                 model.show_help = False
-                if model.confirm_quit:  # (another key: we stay)
-                    model.confirm_quit, model.status = False, ""
+                model.stay()  # (another key: we stay)
                 fn()
                 model.on_change()
         return register
@@ -69,27 +68,24 @@ def _bind_anywhere(k: _Keys, focus_main: Callable[[], None],
                    focus_command: Callable[[str], None]) -> None:
     kb, model, command = k.kb, k.model, k.command
 
-    # (first: a binding added later wins, so every other key keeps its meaning)
-    @kb.add("<any>", filter=Condition(lambda: model.confirm_quit))
+    asked = Condition(lambda: model.confirm_quit)
+
+    # (first: a binding added later wins, so every other key keeps its meaning; on the
+    # command line the keys are typed, and the command run decides: see Controller)
+    @kb.add("<any>", filter=asked & k.keys)
     def _(event: KeyPressEvent) -> None:
-        model.confirm_quit = False
-        model.status, model.status_error = "", False
+        model.stay()
 
     @kb.add("c-q")
     @kb.add("c-c")
     def _(event: KeyPressEvent) -> None:
-        # at a game where we sit, ask first: the seat goes to a house bot
-        if model.confirm_quit or not model.quit_warning():
+        # at a game where we sit, ask first: the seat goes to a house bot (as :quit does)
+        if model.ask_to_quit():
             event.app.exit()
-            return
-        model.confirm_quit = True
-        model.status, model.status_error = model.quit_warning() + (
-            " Ctrl-Q again (or y) quits; any other key stays."), True
 
-    @kb.add("y", filter=Condition(lambda: model.confirm_quit) & k.keys, eager=True)
+    @kb.add("y", filter=asked & k.keys, eager=True)
     def _(event: KeyPressEvent) -> None:
         event.app.exit()
-
 
     @kb.add("?", filter=k.keys)
     def _(event: KeyPressEvent) -> None:
@@ -116,6 +112,7 @@ def _bind_anywhere(k: _Keys, focus_main: Callable[[], None],
 
     @kb.add("escape", filter=k.typing, eager=True)
     def _(event: KeyPressEvent) -> None:
+        model.stay()
         command.reset()
         focus_main()
 

@@ -570,7 +570,7 @@ class ConsoleModel:
     history: tuple[PlayedGame, ...] | None = None
     history_row: int = 0
     show_help: bool = False
-    #: Ctrl-Q was pressed at a game where we sit: a second one quits
+    #: Ctrl-Q (or :quit) was asked at a game where we sit: a second one quits
     confirm_quit: bool = False
     help_page: int = 0
     show_scores: bool = False
@@ -678,6 +678,26 @@ class ConsoleModel:
         where = f"table {sitting[0]}" if len(sitting) == 1 else "your tables"
         return (f"Quit? You sit at {where}: a house bot plays your seat after {after} "
                 "(come back before, and it is yours again).")
+
+    def ask_to_quit(self) -> bool:
+        """Ctrl-Q, ``:quit`` or ``:exit``: whether to quit now. At a game where we sit the
+        first asks (the status line says what quitting costs) and the second quits."""
+        if self.confirm_quit:
+            return True
+        warning = self.quit_warning()
+        if not warning:
+            return True
+        self.confirm_quit = True
+        self.status, self.status_error = warning + (
+            " Ctrl-Q or :quit again (or y) quits; any other key stays."), True
+        self.on_change()
+        return False
+
+    def stay(self) -> None:
+        """Another key or command after :meth:`ask_to_quit` asked: we stay."""
+        if self.confirm_quit:
+            self.confirm_quit = False
+            self.status, self.status_error = "", False
 
     def banner_text(self) -> str | None:
         """The banner, with the reconnection's countdown while there is one."""

@@ -345,6 +345,8 @@ def test_r_refreshes_a_table_where_there_is_no_rummy_to_declare(server_port: int
 
 
 def test_ctrl_q_at_a_game_where_we_sit_asks_first(server_port: int) -> None:
+    reached: list[str] = []  # (a quit too soon ends the scenario early: the run ends)
+
     async def scenario(p: Person) -> None:
         await new_table(p, "gin")
         await p.press("\x11")  # Ctrl-Q
@@ -356,7 +358,47 @@ def test_ctrl_q_at_a_game_where_we_sit_asks_first(server_port: int) -> None:
         assert p.h.app.is_running
         await p.press("\x11")
         await p.wait(lambda: p.model.confirm_quit, what="the question again")
+        reached.append("asked twice")
         await p.press("\x11")  # the second Ctrl-Q quits: the app ends (and so the run)
+        await p.wait(lambda: False, timeout=10, what="the app to quit")
+
+    run(server_port, scenario)
+    assert reached == ["asked twice"]
+
+
+def test_quit_and_exit_at_a_game_where_we_sit_ask_first_as_ctrl_q_does(
+        server_port: int) -> None:
+    reached: list[str] = []  # (a quit too soon ends the scenario early: the run ends)
+
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin")
+        await p.type_command("quit")
+        await p.wait(lambda: p.model.confirm_quit, what="the question")
+        assert "a house bot plays your seat after 120 s" in p.model.status
+        assert ":quit again" in p.model.status
+        assert p.h.app is not None and p.h.app.is_running
+        await p.type_command("scores")  # another command: we stay
+        await p.wait(lambda: not p.model.confirm_quit, what="staying")
+        assert p.h.app.is_running and p.model.show_scores
+        await p.type_command("exit")
+        await p.wait(lambda: p.model.confirm_quit, what="the question again")
+        await p.press(":")  # (the command line opens on the question and keeps it)
+        await p.press("\x1b")  # Esc: we stay
+        await p.wait(lambda: not p.model.confirm_quit, what="staying again")
+        await p.press("\x11")  # Ctrl-Q asks, and :quit then quits
+        await p.wait(lambda: p.model.confirm_quit, what="the question, by Ctrl-Q")
+        reached.append("asked thrice")
+        await p.type_command("quit")
+        await p.wait(lambda: False, timeout=10, what="the app to quit")
+
+    run(server_port, scenario)
+    assert reached == ["asked thrice"]
+
+
+def test_quit_in_the_lobby_quits_at_once(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await p.wait(lambda: p.model.games, what="the games")
+        await p.type_command("quit")
         await p.wait(lambda: False, timeout=10, what="the app to quit")
 
     run(server_port, scenario)
