@@ -46,8 +46,10 @@ from rummyhall.protocol import (
     GameRecord,
     Games,
     GamesPlayed,
+    GetRecord,
     Hello,
     Join,
+    JournalEntry,
     Leave,
     ListGames,
     ListGamesPlayed,
@@ -113,6 +115,9 @@ ADMIN = "admin"  # the welcome feature of servers with the host's controls (1.2)
 _Reply = TypeVar("_Reply", Welcome, LoggedIn)
 
 
+#: the longest journal a record may have here (a long game of Basic Rummy has a few
+#: thousand entries); the parts of a longer one are not asked for
+MAX_RECORD_ENTRIES = 100_000
 RATE_RETRIES = 3  # a request refused as too fast is sent again this many times
 
 
@@ -752,6 +757,29 @@ class Session:
         reply = await self.request(ListGamesPlayed(limit=limit, before=before, name=name))
         assert isinstance(reply, GamesPlayed)
         return reply.games
+
+    async def get_record(self, number: int) -> tuple[GameRecord, tuple[JournalEntry, ...]]:
+        """A finished game's record and its whole journal, its parts asked in turn (at
+        most :data:`MAX_RECORD_ENTRIES` entries). Raises :class:`RequestRefused`
+        (``no_such_game``) and :class:`ClientError` for a record past that bound or a part
+        that does not follow the one before."""
+        journal: list[JournalEntry] = []
+        first: GameRecord | None = None
+        start = 0
+        while True:
+            reply = await self.request(GetRecord(number=number, start=start or None))
+            assert isinstance(reply, GameRecord)
+            if reply.start != start:
+                raise ClientError(f"the record's part starts at {reply.start}, not {start}")
+            first = first or reply
+            journal += reply.journal
+            if reply.next is None:
+                return first, tuple(journal)
+            if reply.next <= start or reply.next != start + len(reply.journal) \
+                    or reply.next > MAX_RECORD_ENTRIES:
+                raise ClientError(f"game {number}'s record is too long or out of order "
+                                  f"(a part ends at {reply.next})")
+            start = reply.next
 
     async def act(self, table: int, action: SeatAction) -> None:
         """Play ``action`` for our seat at the move of the pending your_turn.

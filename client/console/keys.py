@@ -132,6 +132,8 @@ def _escape(model: ConsoleModel) -> None:
         model.form, model.screen = None, "lobby"
     elif model.screen == "history":
         model.screen = "lobby"
+    elif model.screen == "record":  # back to the games, the pointer where it was
+        model.screen, model.record_number, model.record = "history", None, None
     elif model.screen == "table" and model.show_scores:
         model.show_scores = False
     elif model.screen == "table" and model.selected:
@@ -240,17 +242,46 @@ def _bind_table(k: _Keys) -> None:
     k.bind("L", filter=table)(to_lobby)
 
 
+#: the history asks the server for older games when the pointer comes this near the end
+HISTORY_AHEAD = 5
+
+
+def _page_rows(model: ConsoleModel) -> int:
+    """The rows a page key moves over: the main window's, less its heading and footer."""
+    return max(1, main_size(model, get_app().output.get_size()).rows - 5)
+
+
 def _bind_history(k: _Keys) -> None:
-    model, history = k.model, k.history
+    model, controller, history = k.model, k.controller, k.history
+    record = k.keys & Condition(lambda: model.screen == "record")
 
     def move(delta: int) -> None:
         games = model.history or ()
         model.history_row = min(max(model.history_row + delta, 0), max(0, len(games) - 1))
+        if model.history_row >= len(games) - HISTORY_AHEAD:
+            controller.more_history()  # (older games, from the server)
 
     k.bind("up", filter=history)(lambda: move(-1))
     k.bind("down", filter=history)(lambda: move(1))
+    # a game takes two rows or three: a page moves over as many as a screen shows
+    k.bind("pageup", filter=history)(lambda: move(-max(1, _page_rows(model) // 3)))
+    k.bind("pagedown", filter=history)(lambda: move(max(1, _page_rows(model) // 3)))
+    k.bind("home", filter=history)(lambda: move(-len(model.history or ())))
+    k.bind("end", filter=history)(lambda: move(len(model.history or ())))
+    k.bind("enter", filter=history)(controller.open_record)
 
     def to_lobby() -> None:
         model.screen = "lobby"
 
-    k.bind("L", filter=history)(to_lobby)
+    k.bind("L", filter=history | record)(to_lobby)
+
+    def scroll(delta: int) -> None:  # (the layout keeps the last page in sight)
+        model.record_top = max(0, model.record_top + delta)
+
+    k.bind("up", filter=record)(lambda: scroll(-1))
+    k.bind("down", filter=record)(lambda: scroll(1))
+    k.bind("pageup", filter=record)(lambda: scroll(-_page_rows(model)))
+    k.bind("pagedown", filter=record)(lambda: scroll(_page_rows(model)))
+    k.bind("space", filter=record)(lambda: scroll(_page_rows(model)))
+    k.bind("home", filter=record)(lambda: scroll(-len(model.record or ()) * 4))
+    k.bind("end", filter=record)(lambda: scroll(len(model.record or ()) * 4))

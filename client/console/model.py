@@ -545,7 +545,7 @@ class ConsoleModel:
 
     source: GameSource
     color: bool = True
-    screen: str = "lobby"  # lobby, table, form, history
+    screen: str = "lobby"  # lobby, table, form, history, record
     table: int | None = None
     lobby_row: int = 0
     cursor: int = 0
@@ -569,6 +569,13 @@ class ConsoleModel:
     #: one under its pointer
     history: tuple[PlayedGame, ...] | None = None
     history_row: int = 0
+    #: older games may be on the server (the last page asked for came full)
+    history_more: bool = False
+    #: the record screen: the game opened from the history, its record in the words of
+    #: ``rummyhall replay`` (None: not come yet) and the first of its rows shown
+    record_number: int | None = None
+    record: tuple[str, ...] | None = None
+    record_top: int = 0
     show_help: bool = False
     #: Ctrl-Q (or :quit) was asked at a game where we sit: a second one quits
     confirm_quit: bool = False

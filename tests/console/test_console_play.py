@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from console_driver import Person, Scenario
+from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from rummyhall.client import ServerClosed
 from rummyhall.client.console import ConsoleHandle, ConsoleOptions, run_console
+from rummyhall.client.console.layout import title_text
 from rummyhall.client.console.model import note_text
 
 LIMIT = 40.0
@@ -136,6 +142,37 @@ def test_the_history_shows_the_games_played_newest_first(server_port: int) -> No
         await p.wait(lambda: p.model.screen == "lobby", what="L: the lobby")
 
     run(server_port, scenario)
+
+
+def test_enter_on_a_game_of_the_history_opens_its_record_as_the_replay_tells_it(
+        server_port: int, tmp_path: Path) -> None:
+    opened: dict[str, object] = {}
+
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin", target_score=10)
+        await game_over(p)
+        await history(p, ":history\r", 1)
+        assert p.model.history is not None
+        number = p.model.history[0].number
+        await p.press("\r")  # Enter: the game, hand by hand
+        await p.wait(lambda: p.model.screen == "record" and p.model.record is not None,
+                     what="the record")
+        assert f"game #{number}" in fragment_list_to_text(title_text(p.model))
+        opened["number"], opened["lines"] = number, p.model.record
+        assert f"Game #{number}: gin" in p.screen()
+        await p.press("\x1b[6~")  # PgDn: further down the record
+        await p.wait(lambda: p.model.record_top > 0, what="the record scrolled")
+        await p.press("\x1b")  # Esc: back to the games, the pointer where it was
+        await p.wait(lambda: p.model.screen == "history", what="the history again")
+        assert p.model.history_row == 0 and p.model.record is None
+
+    run(server_port, scenario)
+    replay = subprocess.run([sys.executable, "-m", "rummyhall", "replay", str(opened["number"]),
+                             "--no-pause", "--data", str(tmp_path / "hall.db")],
+                            capture_output=True, text=True, timeout=60, check=True,
+                            env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert tuple(replay.stdout.splitlines()) == opened["lines"]  # the same words, line by line
+    assert any(line.startswith("Game over: ") for line in replay.stdout.splitlines())
 
 
 def test_a_hand_of_basic_rummy(server_port: int) -> None:

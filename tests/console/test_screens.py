@@ -132,3 +132,27 @@ def test_the_history_shows_the_newest_first_and_how_many_more() -> None:
     text = drawn(model, 80, 24).text()
     assert "▶ #1 " in text and re.search(r"↑ \d+ more above", text) and "#30" not in text
     model.history_row = 0
+
+
+def test_the_history_says_when_older_games_are_on_the_server() -> None:
+    model = SCREENS["history"]
+    model.history_more = True
+    try:
+        text = " ".join(drawn(model, 80, 24).text().split())
+    finally:
+        model.history_more = False
+    assert "more below, and older ones on the server" in text
+    assert "Enter: the game, hand by hand" in text
+
+
+def test_a_record_scrolls_to_its_end_and_no_further() -> None:
+    model = SCREENS["record"]
+    assert model.record is not None
+    first = drawn(model, 80, 24).text()
+    assert "Game #30: three_thirteen at table 4" in first and "rows 1–" in first
+    model.record_top = 10 ** 6  # (End: the layout keeps the last page in sight)
+    last = drawn(model, 80, 24).text()
+    total = int(re.findall(r"rows \d+–(\d+) of (\d+)", last)[0][1])
+    assert re.search(rf"rows \d+–{total} of {total}", last), last
+    assert model.record[-1].split()[-1] in last  # (the record's last line, wrapped or not)
+    model.record_top = 0
