@@ -25,6 +25,7 @@ from rummyhall.rules import (
     Showdown,
     Shuffle,
     new_game,
+    option_specs,
     parse_options,
     sort_key,
 )
@@ -110,6 +111,8 @@ def replay_text(recorded: RecordedGame, card: CardWords = card_notation) -> Repl
     """Replay ``recorded`` with the rules engine and tell it; ``card`` writes a card (the
     notation, ``Td``, or with symbols, ``T♦``)."""
     names = list(recorded.names)
+    # (every option, the defaults too: a rebuilt stock says how and when it is the last)
+    options = {**_defaults(recorded.game), **recorded.options}
     game = new_game(recorded.game, parse_options(recorded.game, dict(recorded.options)),
                     players=len(names), first_dealer=recorded.first_dealer)
     pages: list[tuple[str, ...]] = []
@@ -133,7 +136,7 @@ def replay_text(recorded: RecordedGame, card: CardWords = card_notation) -> Repl
             page += [*lines, f"WARNING: the journal does not replay past here: {exc}"]
             return Replay((*pages, tuple(page)), failed, broken=True)
         for event in events:
-            lines += _describe(event, game, names, card)
+            lines += _describe(event, game, names, card, options)
             if isinstance(event, HandScored):
                 lines += [f"  {c}" for c in checks]
                 checks = []
@@ -150,6 +153,10 @@ def replay_text(recorded: RecordedGame, card: CardWords = card_notation) -> Repl
         page.append(f"WARNING: {failed} shuffle(s) of this game FAILED their check: the "
                     "deck was not the one its commitments give")
     return Replay((*pages, tuple(page)), failed, broken=False)
+
+
+def _defaults(game: str) -> dict[str, Any]:
+    return {spec.name: spec.default for spec in option_specs(game)}
 
 
 def _values(d: Mapping[str, str]) -> dict[int, bytes]:
@@ -190,10 +197,11 @@ def _cards(cards: Any, card: CardWords, *, sort: bool = False) -> str:
     return " ".join(card(c) for c in shown)
 
 
-def _describe(event: Any, game: Any, names: list[str], card: CardWords) -> list[str]:
+def _describe(event: Any, game: Any, names: list[str], card: CardWords,
+              options: Mapping[str, Any]) -> list[str]:
     """The event in the words the console's log uses, and for a deal, a showdown and the
     scores the whole picture (a replay shows every hand)."""
-    said = "  " + event_words(event, names.__getitem__, card)
+    said = "  " + event_words(event, names.__getitem__, card, options=options)
     if isinstance(event, HandDealt):
         out = ["", f"Hand {event.hand_no}" + (f" (round {event.round})" if event.round else "")
                + f", dealer {names[event.dealer]}"]

@@ -182,7 +182,8 @@ def event_line(event: Event, info: TableInfo | None, me: int | None) -> str:
     def who(seat: int) -> str:
         return names[seat] if 0 <= seat < players else seat_name(info, seat, me)
 
-    return event_words(event, who, card_text)
+    return event_words(event, who, card_text,
+                       options=info.options if info is not None else None)
 
 
 # ---------------------------------------------------------------------- scores
@@ -807,7 +808,6 @@ class ConsoleModel:
         line = event_line(event, info, me) + (" (time ran out)" if timed_out else "")
         if isinstance(event, WentOut):  # (Three Thirteen: the others play one more turn)
             self.went_out[table] = event.seat
-            line += ": everyone else plays one last turn"
         self.log.append(LogEntry("event", line, table))
         if isinstance(event, (HandScored, GameOver)):
             out = self.went_out.pop(table, None)  # told once: not again in the notes
