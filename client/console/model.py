@@ -525,6 +525,12 @@ def _step_option(opt: OptionInfo, value: bool | int | str, delta: int) -> bool |
 # ---------------------------------------------------------------------- the model
 
 
+def _clock(seconds: float) -> str:
+    """A countdown as m:ss, rounded up (0:00 only at the end)."""
+    left = max(0, int(seconds + 0.999))
+    return f"{left // 60}:{left % 60:02d}"
+
+
 @dataclass
 class LogEntry:
     """A line of the log; ``table`` is the table it tells of (shown as "#3" while
@@ -559,10 +565,10 @@ class ConsoleModel:
     status_error: bool = False
     log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     banner: str | None = None
-    #: while reconnecting: when the client gives up (time.monotonic()), and whether the
-    #: server holds seats of ours until then
+    #: while reconnecting: when the client gives up, and until when the server holds
+    #: our seats at least (None: none held), both on time.monotonic()
     reconnect_until: float | None = None
-    seats_held: bool = False
+    seat_held_until: float | None = None
     games: tuple[GameInfo, ...] = ()
     bots: tuple[str, ...] = ()
     form: CreateForm | None = None
@@ -711,11 +717,11 @@ class ConsoleModel:
         """The banner, with the reconnection's countdown while there is one."""
         if self.banner is None or self.reconnect_until is None or self.finished:
             return self.banner
-        left = max(0, int(self.reconnect_until - time.monotonic() + 0.999))
-        clock = f"{left // 60}:{left % 60:02d}"
-        if self.seats_held:
-            return f"{self.banner} Your seat is held {clock} more, then a house bot plays it."
-        return f"{self.banner} Trying {clock} more."
+        now = time.monotonic()
+        if self.seat_held_until is not None and self.seat_held_until > now:
+            return (f"{self.banner} Your seat is held {_clock(self.seat_held_until - now)} "
+                    "more, then a house bot plays it.")
+        return f"{self.banner} Trying {_clock(self.reconnect_until - now)} more."
 
     # ------------------------------------------------------------------ changing
 
@@ -772,7 +778,7 @@ class ConsoleModel:
         if update.payload == "lost":
             self.banner = "Connection lost: reconnecting…"
         elif update.payload == "resumed":
-            self.banner, self.reconnect_until = None, None
+            self.banner, self.reconnect_until, self.seat_held_until = None, None, None
             self.log.append(LogEntry("info", "reconnected"))
             if self.status_error:
                 self.status, self.status_error = "", False  # (an offline refusal)
