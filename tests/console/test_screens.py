@@ -4,16 +4,18 @@ and no word is broken at a window's edge."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.formatted_text import fragment_list_to_text
-from screens import NAMES, SIZES, drawn, lobby_model, screens, table_model
+from screens import NAMES, SIZES, app_for, drawn, lobby_model, screens, table_model
 
 from rummyhall.client.console.fitting import Fragments, short_names, wrap
 from rummyhall.client.console.layout import main_size, scores_pages
 from rummyhall.client.console.model import ConsoleModel, LogEntry
+from rummyhall.client.console.snapshot import draw
 from rummyhall.protocol.payloads import games_catalogue
 
 SCREENS = dict(screens())
@@ -156,3 +158,18 @@ def test_a_record_scrolls_to_its_end_and_no_further() -> None:
     assert re.search(rf"rows \d+–{total} of {total}", last), last
     assert model.record[-1].split()[-1] in last  # (the record's last line, wrapped or not)
     model.record_top = 0
+
+
+def test_a_drawing_shows_the_model_now_not_the_last_drawing() -> None:
+    """(The controls keep their text per render: a capture of a running app taken
+    before it redrew must not show the screen before.)"""
+    model = lobby_model()
+
+    async def run() -> tuple[str, str]:
+        app = app_for(model, 80, 24)
+        before = draw(app, 80, 24).text()  # type: ignore[arg-type]
+        model.show_help = True
+        return before, draw(app, 80, 24).text()  # type: ignore[arg-type]
+
+    before, after = asyncio.run(run())
+    assert "Tables" in before and "Keys" in after and "Tables" not in after
