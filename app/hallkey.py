@@ -8,12 +8,13 @@ salt across restarts, so that clients' saved keys go on working.
 from __future__ import annotations
 
 import argparse
-import getpass
 import secrets
 import sys
 
 from rummyhall.protocol import Verifier
 from rummyhall.protocol.proofs import DEFAULT_ITERATIONS, MAX_ITERATIONS
+
+from .prompts import ask
 
 MIN_LENGTH = 8
 
@@ -38,8 +39,8 @@ def cmd_hall_key(args: argparse.Namespace) -> int:
     if args.stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
-        password = getpass.getpass("Hall password: ")
-        if getpass.getpass("Again: ") != password:
+        password = ask("Hall password: ", secret=True)
+        if ask("Again: ", secret=True) != password:
             print("rummyhall hall-key: the two passwords differ", file=sys.stderr)
             return 1
     if len(password) < MIN_LENGTH:

@@ -20,6 +20,7 @@ from rummyhall.server import ConfigError, Settings
 from rummyhall.server.credential import credential_path, read_credential
 from rummyhall.server.store import StoreError
 
+from .prompts import ask
 from .tlsflags import add_tls_arguments, trust_from_args
 
 LOCK = "\N{LOCK}"  # a server that serves TLS, in the list of those found
@@ -99,7 +100,7 @@ def choose_server(profile: Profile, seconds: float) -> tuple[str, bool] | None:
     default = profile.last_server if profile.last_server in choices else (
         choices[0] if choices else f"127.0.0.1:{DEFAULT_PORT}")
     try:
-        answer = input(f"Server number or HOST:PORT [{default}]: ").strip()
+        answer = ask(f"Server number or HOST:PORT [{default}]: ").strip()
     except EOFError:
         return None
     if not answer:
@@ -125,7 +126,7 @@ def ask_name() -> str | None:
     """The player's name, asked (the login name by default); None at the end of input."""
     default = getpass.getuser()
     try:
-        return input(f"Your name [{default}]: ").strip() or default
+        return ask(f"Your name [{default}]: ").strip() or default
     except EOFError:
         return None
 
@@ -200,7 +201,8 @@ def play_logged_in(options: ConsoleOptions, credential: HallCredential, profile:
                 credential.saved.clear()
                 profile.remember_hall_keys(server, None)  # (a kept key that no longer works)
             try:
-                credential.password = getpass.getpass(f"The hall at {server} has a password: ")
+                credential.password = ask(f"The hall at {server} has a password: ",
+                                          secret=True)
             except EOFError:
                 return 1
             continue

@@ -46,8 +46,10 @@ from rummyhall.protocol import (
     GameRecord,
     Games,
     GamesPlayed,
+    GetRecord,
     Hello,
     Join,
+    JournalEntry,
     Leave,
     ListGames,
     ListGamesPlayed,
@@ -113,6 +115,9 @@ ADMIN = "admin"  # the welcome feature of servers with the host's controls (1.2)
 _Reply = TypeVar("_Reply", Welcome, LoggedIn)
 
 
+#: the longest journal a record may have here (a long game of Basic Rummy has a few
+#: thousand entries); the parts of a longer one are not asked for
+MAX_RECORD_ENTRIES = 100_000
 RATE_RETRIES = 3  # a request refused as too fast is sent again this many times
 
 
@@ -209,6 +214,12 @@ class Session:
         self.connected = False
         #: After a drop, while reconnecting: when the session gives up (trio's clock).
         self.reconnect_until: float | None = None
+        #: While reconnecting: until when the server holds our seats at least (trio's
+        #: clock): the last moment it is known to have held the connection (the last
+        #: bytes it sent) plus the grace period it announced; None: it holds none.
+        self.seat_held_until: float | None = None
+        #: When the server was last heard from (trio's clock): its last bytes received.
+        self.last_heard: float | None = None
         self.closed_reason: ServerClosed | None = None
         self._stream: trio.SocketStream | None = None  # the TCP connection
         self._io: trio.abc.Stream | None = None  # what is read and written: it, or TLS over it
@@ -268,6 +279,7 @@ class Session:
         self.player_id, self.token = session.player, session.token
         self.server_name = welcome.server
         self.connected = True
+        self.last_heard = trio.current_time()
         if not resumed:  # a new player: tables from a previous session are not ours
             self.tables.clear()
         self._connected_event.set()
@@ -351,15 +363,32 @@ class Session:
                     and state.info.state != "finished"), default=0)
 
     async def _reconnect(self) -> bool:
-        """Try again and again, as long as the server holds our seats (the tables' grace
-        period) and at least ``reconnect_seconds``; True once connected again."""
-        give_up = trio.current_time() + max(self.reconnect_seconds, self.seat_held_seconds())
+        """Try again and again, as long as the server holds our seats and at least
+        ``reconnect_seconds``; True once connected again.
+
+        The server holds a seat for the table's grace period from the moment it sees the
+        connection drop, which is no earlier than the last bytes it sent: so the window
+        runs from :attr:`last_heard` (a drop noticed late, after a ping that got no
+        answer, does not stretch it past the seat)."""
+        now = trio.current_time()
+        heard = min(now, self.last_heard if self.last_heard is not None else now)
+        held = self.seat_held_seconds()
+        self.seat_held_until = heard + held if held else None
+        give_up = max(now + self.reconnect_seconds, heard + held)
         self.reconnect_until = give_up
         await self._push(Update("connection", payload="lost"))
         try:
             return await self._reconnect_until(give_up)
         finally:
-            self.reconnect_until = None
+            self.reconnect_until = self.seat_held_until = None
+
+    def drop_connection(self, why: str) -> None:
+        """Give up on the connection (a ping got no answer: the server or the network is
+        gone without a word); the session then reconnects as after any drop."""
+        stream = self._stream
+        if stream is not None and self.connected:
+            log.info("dropping the connection: %s", why)
+            stream.socket.close()  # (the reader sees it closed, and reconnects)
 
     async def _reconnect_until(self, give_up: float) -> bool:
         delay = 0.05
@@ -391,6 +420,8 @@ class Session:
             event = conn.next_event()
             if event is NEED_DATA:
                 data = await stream.receive_some(65_536)
+                if data:
+                    self.last_heard = trio.current_time()
                 conn.receive_data(bytes(data))
                 continue
             if event is CLOSED or not isinstance(event, Message):
@@ -752,6 +783,29 @@ class Session:
         reply = await self.request(ListGamesPlayed(limit=limit, before=before, name=name))
         assert isinstance(reply, GamesPlayed)
         return reply.games
+
+    async def get_record(self, number: int) -> tuple[GameRecord, tuple[JournalEntry, ...]]:
+        """A finished game's record and its whole journal, its parts asked in turn (at
+        most :data:`MAX_RECORD_ENTRIES` entries). Raises :class:`RequestRefused`
+        (``no_such_game``) and :class:`ClientError` for a record past that bound or a part
+        that does not follow the one before."""
+        journal: list[JournalEntry] = []
+        first: GameRecord | None = None
+        start = 0
+        while True:
+            reply = await self.request(GetRecord(number=number, start=start or None))
+            assert isinstance(reply, GameRecord)
+            if reply.start != start:
+                raise ClientError(f"the record's part starts at {reply.start}, not {start}")
+            first = first or reply
+            journal += reply.journal
+            if reply.next is None:
+                return first, tuple(journal)
+            if reply.next <= start or reply.next != start + len(reply.journal) \
+                    or reply.next > MAX_RECORD_ENTRIES:
+                raise ClientError(f"game {number}'s record is too long or out of order "
+                                  f"(a part ends at {reply.next})")
+            start = reply.next
 
     async def act(self, table: int, action: SeatAction) -> None:
         """Play ``action`` for our seat at the move of the pending your_turn.

@@ -16,7 +16,7 @@ cards with suit symbols (``T♦``), a replay writes the players' names and the c
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rummyhall.rules import (
@@ -36,6 +36,7 @@ from rummyhall.rules import (
     StockRebuilt,
     WentOut,
 )
+from rummyhall.rules.game import MAX_STOCK_EXHAUSTIONS
 
 #: The product's name: a server of this name is not named again in titles and banners.
 PRODUCT = "Rummy Hall"
@@ -74,12 +75,39 @@ def card_symbols(card: int) -> str:
     return "?A23456789TJQK"[c.rank] + SUIT_SYMBOLS[c.suit]
 
 
-def event_words(event: Event, who: Who, card: CardWords = card_notation) -> str:
-    """``event`` as one sentence; ``who`` names a seat, ``card`` writes a card."""
+def event_words(event: Event, who: Who, card: CardWords = card_notation, *,
+                options: Mapping[str, object] | None = None) -> str:
+    """``event`` as one sentence; ``who`` names a seat, ``card`` writes a card. With the
+    table's ``options``, a rebuilt stock also says how, and when it was the last rebuild
+    the hand allows, what the next run-out does (:func:`rebuilt_tail`)."""
     tell = _TELLERS.get(type(event))
     if tell is None:
         return str(event)  # a kind this client does not know
-    return tell(event, who, card)
+    said = tell(event, who, card)
+    if isinstance(event, StockRebuilt) and options is not None:
+        said += rebuilt_tail(event, options)
+    return said
+
+
+def rebuilt_tail(event: StockRebuilt, options: Mapping[str, object]) -> str:
+    """How the stock was rebuilt (``stock_rebuild``) and, on the last rebuild a hand
+    allows (docs/rules.md, "When the stock runs out"), what the next run-out does: Basic
+    Rummy's ``stock_exhaustion_limit`` ends the hand, the engine's cap voids it. Chicago
+    and Three Thirteen have no other end of the stock: this is what every seat is told.
+
+    >>> from rummyhall.rules import StockRebuilt
+    >>> rebuilt_tail(StockRebuilt(30, 0, 10), {"stock_rebuild": "turn_over"})
+    ', turned over; the last time: if it runs out again, the hand is void (nobody scores)'
+    """
+    how = {"shuffle": ", shuffled", "turn_over": ", turned over"}.get(
+        str(options.get("stock_rebuild")), "")
+    limit = options.get("stock_exhaustion_limit")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit \
+            and event.exhaustions >= limit - 1:
+        return how + "; the last time: if it runs out again, the hand ends and is scored"
+    if event.exhaustions >= MAX_STOCK_EXHAUSTIONS:
+        return how + "; the last time: if it runs out again, the hand is void (nobody scores)"
+    return how
 
 
 def _cards(cards: Sequence[int], card: CardWords) -> str:
@@ -114,7 +142,8 @@ def _laid_off(e: LaidOff, who: Who, card: CardWords) -> str:
 
 
 def _rebuilt(e: StockRebuilt, who: Who, card: CardWords) -> str:
-    return f"the stock was rebuilt ({e.stock_count} cards)"
+    return f"the stock ran out: the pile but its top card is the new stock ({e.stock_count} " \
+           "cards)"
 
 
 def _knocked(e: Knocked, who: Who, card: CardWords) -> str:
@@ -123,7 +152,9 @@ def _knocked(e: Knocked, who: Who, card: CardWords) -> str:
 
 
 def _went_out(e: WentOut, who: Who, card: CardWords) -> str:
-    return f"{who(e.seat)} went out, discarding {card(e.card)}"
+    # (Three Thirteen, the one game that goes out this way: the others' last turns follow)
+    return f"{who(e.seat)} went out, discarding {card(e.card)}: everyone else plays one " \
+           "last turn"
 
 
 def _showdown(e: Showdown, who: Who, card: CardWords) -> str:

@@ -157,8 +157,8 @@ def build_app(model: ConsoleModel, *, controller: Controller, input: Input | Non
         refresh_interval=0.5, color_depth=None if model.color else ColorDepth.MONOCHROME)
     model.on_change = app.invalidate
 
-    def quit() -> None:
-        if app.is_running:
+    def quit() -> None:  # :quit, :exit: at a game where we sit, ask first (as Ctrl-Q)
+        if app.is_running and model.ask_to_quit():
             app.exit()
 
     controller.quit = quit

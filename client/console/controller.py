@@ -12,7 +12,9 @@ import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from rummyhall.client.records import RecordedGame, replay_text
 from rummyhall.client.session import ClientError, RequestRefused, Session
+from rummyhall.client.wording import card_symbols
 from rummyhall.protocol import LocalProtocolError
 from rummyhall.rules import (
     Card,
@@ -26,6 +28,7 @@ from rummyhall.rules import (
     LayOff,
     Meld,
     PassUpcard,
+    RulesError,
     SeatAction,
     can_lay_off,
     meld_kind,
@@ -35,8 +38,10 @@ from rummyhall.rules import (
 
 from .model import ConsoleModel, CreateForm, LogEntry, cards_text, server_text
 
-#: the history screen asks for this many games (the protocol allows 100 at once)
+#: the history screen asks for this many games at once (the protocol allows 100), and
+#: lists at most HISTORY_MOST (`rummyhall history` on the server's machine lists them all)
 HISTORY_GAMES = 50
+HISTORY_MOST = 2_000
 Spawn = Callable[[Callable[[], Awaitable[None]]], None]
 #: a card as the screen shows it (7♦) is typed as well as its letters (7d)
 SUIT_LETTERS = str.maketrans({"♣": "c", "♦": "d", "♥": "h", "♠": "s"})
@@ -81,6 +86,7 @@ class Controller:
         self.spawn = spawn
         self.quit = quit
         self._listed = False  # the lobby has been listed once (see refresh)
+        self._asking_history = False  # a page of the history is being asked for
         #: Commands that exist only on this console (the host's: see .admin).
         self.extra_commands: dict[str, Handler] = {}
 
@@ -425,22 +431,78 @@ class Controller:
 
     def history(self) -> None:
         """The history screen: the games we played (where our name sat), newest first,
-        as the server's journal keeps them."""
+        as the server's journal keeps them; a page of them, the next asked for as the
+        pointer nears the end (:meth:`more_history`)."""
         model = self.model
         model.screen, model.history, model.history_row = "history", None, 0
+        model.history_more = False
+        self._history_page(None)
+
+    def more_history(self) -> None:
+        """The next page of the history (older games), once the pointer nears the end of
+        those listed and the server may have more."""
+        model, games = self.model, self.model.history
+        if games is None or not model.history_more or self._asking_history:
+            return
+        if len(games) >= HISTORY_MOST:
+            model.history_more = False
+            model.say(f"the history lists your {HISTORY_MOST} latest games")
+            return
+        self._history_page(games[-1].number)
+
+    def _history_page(self, before: int | None) -> None:
+        model = self.model
+        self._asking_history = True
 
         async def run() -> None:
             try:
-                games = await self.session.list_games_played(name=self.session.name,
-                                                             limit=HISTORY_GAMES)
+                games = await self.session.list_games_played(
+                    name=self.session.name, limit=HISTORY_GAMES, before=before)
             except RequestRefused as exc:
                 model.say(f"no history: {server_text(exc.message)}", error=True)
                 games = ()
             except ClientError as exc:
                 model.say(f"could not get your games: {exc}", error=True)
                 games = ()
-            if model.screen == "history":
-                model.history = games
+            finally:
+                self._asking_history = False
+            shown = model.history or ()
+            if model.screen in ("history", "record") and (
+                    before is None or (shown and shown[-1].number == before)):
+                model.history = (*shown, *games) if before is not None else games
+                model.history_more = len(games) == HISTORY_GAMES
+            model.on_change()
+
+        self.spawn(run)
+
+    def open_record(self) -> None:
+        """The record of the game under the history's pointer, hand by hand, in the words
+        of ``rummyhall replay`` (its journal replayed here: every hand shown)."""
+        model = self.model
+        games = model.history or ()
+        if not games:
+            return
+        game = games[min(max(model.history_row, 0), len(games) - 1)]
+        if game.state != "finished":
+            model.say(f"game #{game.number} is still being played: its record is kept when "
+                      "it ends", error=True)
+            return
+        model.screen, model.record_number, model.record, model.record_top = (
+            "record", game.number, None, 0)
+
+        async def run() -> None:
+            try:
+                record, journal = await self.session.get_record(game.number)
+                lines = tuple(replay_text(RecordedGame.of_wire(record, journal),
+                                          card_symbols).lines)
+            except RequestRefused as exc:
+                lines = (f"No record: {server_text(exc.message)}",)
+            except ClientError as exc:
+                lines = (f"Could not get the record: {exc}",)
+            except (RulesError, ValueError, KeyError, TypeError) as exc:  # (not a game)
+                lines = (f"The record cannot be replayed: {exc}",)
+            if model.record_number == game.number:
+                model.record = lines
             model.on_change()
 
         self.spawn(run)
@@ -516,6 +578,8 @@ class Controller:
             return
         word, _, rest = line.partition(" ")
         word = word.lower().lstrip(":/")
+        if word not in QUIT_WORDS:
+            self.model.stay()  # (asked whether to quit: another command, we stay)
         handler = COMMAND_HANDLERS.get(word) or self.extra_commands.get(word)
         if handler is None:
             self.model.say(f"unknown command {word!r}: press ? for help", error=True)
@@ -629,6 +693,8 @@ def _numbers_and_code(words: CommandWords, numbers: int) -> tuple[list[int], str
 
 
 Handler = Callable[[Controller, CommandWords], None]
+#: the commands that quit (asking first at a game where we sit, as Ctrl-Q does)
+QUIT_WORDS = ("quit", "exit")
 
 
 def _plain(name: str) -> Handler:

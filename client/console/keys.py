@@ -58,8 +58,7 @@ class _Keys:
             @self.kb.add(*names, filter=filter)
             def _(event: KeyPressEvent) -> None:
                 model.show_help = False
-                if model.confirm_quit:  # (another key: we stay)
-                    model.confirm_quit, model.status = False, ""
+                model.stay()  # (another key: we stay)
                 fn()
                 model.on_change()
         return register
@@ -69,27 +68,24 @@ def _bind_anywhere(k: _Keys, focus_main: Callable[[], None],
                    focus_command: Callable[[str], None]) -> None:
     kb, model, command = k.kb, k.model, k.command
 
-    # (first: a binding added later wins, so every other key keeps its meaning)
-    @kb.add("<any>", filter=Condition(lambda: model.confirm_quit))
+    asked = Condition(lambda: model.confirm_quit)
+
+    # (first: a binding added later wins, so every other key keeps its meaning; on the
+    # command line the keys are typed, and the command run decides: see Controller)
+    @kb.add("<any>", filter=asked & k.keys)
     def _(event: KeyPressEvent) -> None:
-        model.confirm_quit = False
-        model.status, model.status_error = "", False
+        model.stay()
 
     @kb.add("c-q")
     @kb.add("c-c")
     def _(event: KeyPressEvent) -> None:
-        # at a game where we sit, ask first: the seat goes to a house bot
-        if model.confirm_quit or not model.quit_warning():
+        # at a game where we sit, ask first: the seat goes to a house bot (as :quit does)
+        if model.ask_to_quit():
             event.app.exit()
-            return
-        model.confirm_quit = True
-        model.status, model.status_error = model.quit_warning() + (
-            " Ctrl-Q again (or y) quits; any other key stays."), True
 
-    @kb.add("y", filter=Condition(lambda: model.confirm_quit) & k.keys, eager=True)
+    @kb.add("y", filter=asked & k.keys, eager=True)
     def _(event: KeyPressEvent) -> None:
         event.app.exit()
-
 
     @kb.add("?", filter=k.keys)
     def _(event: KeyPressEvent) -> None:
@@ -116,6 +112,7 @@ def _bind_anywhere(k: _Keys, focus_main: Callable[[], None],
 
     @kb.add("escape", filter=k.typing, eager=True)
     def _(event: KeyPressEvent) -> None:
+        model.stay()
         command.reset()
         focus_main()
 
@@ -135,6 +132,8 @@ def _escape(model: ConsoleModel) -> None:
         model.form, model.screen = None, "lobby"
     elif model.screen == "history":
         model.screen = "lobby"
+    elif model.screen == "record":  # back to the games, the pointer where it was
+        model.screen, model.record_number, model.record = "history", None, None
     elif model.screen == "table" and model.show_scores:
         model.show_scores = False
     elif model.screen == "table" and model.selected:
@@ -243,17 +242,46 @@ def _bind_table(k: _Keys) -> None:
     k.bind("L", filter=table)(to_lobby)
 
 
+#: the history asks the server for older games when the pointer comes this near the end
+HISTORY_AHEAD = 5
+
+
+def _page_rows(model: ConsoleModel) -> int:
+    """The rows a page key moves over: the main window's, less its heading and footer."""
+    return max(1, main_size(model, get_app().output.get_size()).rows - 5)
+
+
 def _bind_history(k: _Keys) -> None:
-    model, history = k.model, k.history
+    model, controller, history = k.model, k.controller, k.history
+    record = k.keys & Condition(lambda: model.screen == "record")
 
     def move(delta: int) -> None:
         games = model.history or ()
         model.history_row = min(max(model.history_row + delta, 0), max(0, len(games) - 1))
+        if model.history_row >= len(games) - HISTORY_AHEAD:
+            controller.more_history()  # (older games, from the server)
 
     k.bind("up", filter=history)(lambda: move(-1))
     k.bind("down", filter=history)(lambda: move(1))
+    # a game takes two rows or three: a page moves over as many as a screen shows
+    k.bind("pageup", filter=history)(lambda: move(-max(1, _page_rows(model) // 3)))
+    k.bind("pagedown", filter=history)(lambda: move(max(1, _page_rows(model) // 3)))
+    k.bind("home", filter=history)(lambda: move(-len(model.history or ())))
+    k.bind("end", filter=history)(lambda: move(len(model.history or ())))
+    k.bind("enter", filter=history)(controller.open_record)
 
     def to_lobby() -> None:
         model.screen = "lobby"
 
-    k.bind("L", filter=history)(to_lobby)
+    k.bind("L", filter=history | record)(to_lobby)
+
+    def scroll(delta: int) -> None:  # (the layout keeps the last page in sight)
+        model.record_top = max(0, model.record_top + delta)
+
+    k.bind("up", filter=record)(lambda: scroll(-1))
+    k.bind("down", filter=record)(lambda: scroll(1))
+    k.bind("pageup", filter=record)(lambda: scroll(-_page_rows(model)))
+    k.bind("pagedown", filter=record)(lambda: scroll(_page_rows(model)))
+    k.bind("space", filter=record)(lambda: scroll(_page_rows(model)))
+    k.bind("home", filter=record)(lambda: scroll(-len(model.record or ()) * 4))
+    k.bind("end", filter=record)(lambda: scroll(len(model.record or ()) * 4))

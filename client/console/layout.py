@@ -63,7 +63,7 @@ KEY_HELP = [
     ("Lobby", [("↑/↓", "pick a table"), ("Enter", "open / join the table"), ("j", "join"),
                ("w", "watch"), ("n", "new table (form)"), ("b / B", "add / remove a house bot"),
                ("g", "start the game"), ("r", "refresh"),
-               ("h", "your games played (Esc or L: back)")]),
+               ("h", "your games played (Enter: one, hand by hand)")]),
     ("Table", [("←/→", "move over your cards"), ("Home", "to the first card"),
                ("Space", "select cards (for m and l)"),
                ("s / p", "draw: stock / discard pile"), ("x", "pass (Gin upcard)"),
@@ -189,7 +189,8 @@ def history_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fra
     as many as fit in ``rows`` around the one under the pointer, with how many more."""
     out: Fragments = [("class:heading", f" Your games played  ·  {model.source.name}\n\n")]
     games = model.history
-    footer: Fragments = [("class:dim", "\n  ↑/↓ scroll · Esc or L: the lobby\n")]
+    footer: Fragments = [("class:dim", "\n  ↑/↓ PgUp/PgDn move · Enter: the game, hand by "
+                                       "hand · Esc or L: the lobby\n")]
     if games is None:
         out.append(("class:dim", "  Asking the server for your games…\n"))
     elif not games:
@@ -199,7 +200,36 @@ def history_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fra
     blocks = [wrap(_history_entry(model, row, game), width, indent=8)
               for row, game in enumerate(games)]
     room = rows - 2 - text_rows(wrap(footer, width)) + 1
-    out.extend(_scrolled(blocks, model.history_row, room))
+    listed = _scrolled(blocks, model.history_row, room)
+    if model.history_more and games and listed and listed[-1][1].startswith("  ↓"):
+        listed[-1] = ("class:dim", listed[-1][1].replace(" below\n", " below, and older "
+                                                           "ones on the server\n"))
+    out.extend(listed)
+    out.extend(footer)
+    return out
+
+
+def record_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragments:
+    """A game's record opened from the history, in the words of ``rummyhall replay``:
+    its lines wrapped at words to ``width``, the rows from ``record_top`` that fit."""
+    footer: Fragments = [("class:dim", "\n  ↑/↓ PgUp/PgDn Home/End scroll · Esc: your "
+                                       "games · L: the lobby\n")]
+    room = max(1, rows - 2 - text_rows(wrap(footer, width)) + 1)
+    if model.record is None:
+        body: list[Fragments] = [[("class:dim", "  Asking the server for the game's "
+                                                "record…")]]
+    else:
+        body = [line for text in model.record for line in split_lines(wrap(
+            [("", text)], width, indent=4))]
+    model.record_top = min(max(model.record_top, 0), max(0, len(body) - room))
+    shown = body[model.record_top:model.record_top + room]
+    where = (f"rows {model.record_top + 1}–{model.record_top + len(shown)} of {len(body)}"
+             if model.record is not None and len(body) > room else "")
+    out: Fragments = [("class:heading", f" Game #{model.record_number}, hand by hand"),
+                      ("class:dim", f"  ·  {where}" if where else ""), ("", "\n\n")]
+    for line in shown:
+        out.extend(line)
+        out.append(("", "\n"))
     out.extend(footer)
     return out
 
@@ -590,7 +620,7 @@ def log_width(columns: int) -> int:
 
 
 def shows_log(model: ConsoleModel, columns: int) -> bool:
-    return model.screen != "form" and not model.show_help and columns >= 70
+    return model.screen not in ("form", "record") and not model.show_help and columns >= 70
 
 
 def status_rows(model: ConsoleModel, columns: int) -> int:
@@ -629,6 +659,8 @@ def main_text(model: ConsoleModel, size: Size | None = None) -> Fragments:
         text = table_text(model, room.columns, room.rows)
     elif model.screen == "history":
         text = history_text(model, room.columns, room.rows)
+    elif model.screen == "record":
+        text = record_text(model, room.columns, room.rows)
     else:
         text = lobby_text(model, room.columns, room.rows)
     if text and text[-1][1].endswith("\n"):  # (a last newline opens no row)
@@ -639,8 +671,9 @@ def main_text(model: ConsoleModel, size: Size | None = None) -> Fragments:
 def title_text(model: ConsoleModel, columns: int = 80) -> Fragments:
     """The title bar: the server (unless it is just "Rummy Hall"), who, where, online."""
     src = model.source
-    where = {"lobby": "lobby", "form": "new table", "history": "history"}.get(
-        model.screen, f"table {model.table}")
+    where = {"lobby": "lobby", "form": "new table", "history": "history",
+             "record": f"game #{model.record_number}"}.get(model.screen,
+                                                         f"table {model.table}")
     state = "connected" if src.connected else "offline"
     server = src.server_name or "?"
     parts = [PRODUCT] + ([server] if server != PRODUCT else [])

@@ -182,7 +182,8 @@ def event_line(event: Event, info: TableInfo | None, me: int | None) -> str:
     def who(seat: int) -> str:
         return names[seat] if 0 <= seat < players else seat_name(info, seat, me)
 
-    return event_words(event, who, card_text)
+    return event_words(event, who, card_text,
+                       options=info.options if info is not None else None)
 
 
 # ---------------------------------------------------------------------- scores
@@ -524,6 +525,12 @@ def _step_option(opt: OptionInfo, value: bool | int | str, delta: int) -> bool |
 # ---------------------------------------------------------------------- the model
 
 
+def _clock(seconds: float) -> str:
+    """A countdown as m:ss, rounded up (0:00 only at the end)."""
+    left = max(0, int(seconds + 0.999))
+    return f"{left // 60}:{left % 60:02d}"
+
+
 @dataclass
 class LogEntry:
     """A line of the log; ``table`` is the table it tells of (shown as "#3" while
@@ -545,7 +552,7 @@ class ConsoleModel:
 
     source: GameSource
     color: bool = True
-    screen: str = "lobby"  # lobby, table, form, history
+    screen: str = "lobby"  # lobby, table, form, history, record
     table: int | None = None
     lobby_row: int = 0
     cursor: int = 0
@@ -558,10 +565,10 @@ class ConsoleModel:
     status_error: bool = False
     log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     banner: str | None = None
-    #: while reconnecting: when the client gives up (time.monotonic()), and whether the
-    #: server holds seats of ours until then
+    #: while reconnecting: when the client gives up, and until when the server holds
+    #: our seats at least (None: none held), both on time.monotonic()
     reconnect_until: float | None = None
-    seats_held: bool = False
+    seat_held_until: float | None = None
     games: tuple[GameInfo, ...] = ()
     bots: tuple[str, ...] = ()
     form: CreateForm | None = None
@@ -569,8 +576,15 @@ class ConsoleModel:
     #: one under its pointer
     history: tuple[PlayedGame, ...] | None = None
     history_row: int = 0
+    #: older games may be on the server (the last page asked for came full)
+    history_more: bool = False
+    #: the record screen: the game opened from the history, its record in the words of
+    #: ``rummyhall replay`` (None: not come yet) and the first of its rows shown
+    record_number: int | None = None
+    record: tuple[str, ...] | None = None
+    record_top: int = 0
     show_help: bool = False
-    #: Ctrl-Q was pressed at a game where we sit: a second one quits
+    #: Ctrl-Q (or :quit) was asked at a game where we sit: a second one quits
     confirm_quit: bool = False
     help_page: int = 0
     show_scores: bool = False
@@ -679,15 +693,35 @@ class ConsoleModel:
         return (f"Quit? You sit at {where}: a house bot plays your seat after {after} "
                 "(come back before, and it is yours again).")
 
+    def ask_to_quit(self) -> bool:
+        """Ctrl-Q, ``:quit`` or ``:exit``: whether to quit now. At a game where we sit the
+        first asks (the status line says what quitting costs) and the second quits."""
+        if self.confirm_quit:
+            return True
+        warning = self.quit_warning()
+        if not warning:
+            return True
+        self.confirm_quit = True
+        self.status, self.status_error = warning + (
+            " Ctrl-Q or :quit again (or y) quits; any other key stays."), True
+        self.on_change()
+        return False
+
+    def stay(self) -> None:
+        """Another key or command after :meth:`ask_to_quit` asked: we stay."""
+        if self.confirm_quit:
+            self.confirm_quit = False
+            self.status, self.status_error = "", False
+
     def banner_text(self) -> str | None:
         """The banner, with the reconnection's countdown while there is one."""
         if self.banner is None or self.reconnect_until is None or self.finished:
             return self.banner
-        left = max(0, int(self.reconnect_until - time.monotonic() + 0.999))
-        clock = f"{left // 60}:{left % 60:02d}"
-        if self.seats_held:
-            return f"{self.banner} Your seat is held {clock} more, then a house bot plays it."
-        return f"{self.banner} Trying {clock} more."
+        now = time.monotonic()
+        if self.seat_held_until is not None and self.seat_held_until > now:
+            return (f"{self.banner} Your seat is held {_clock(self.seat_held_until - now)} "
+                    "more, then a house bot plays it.")
+        return f"{self.banner} Trying {_clock(self.reconnect_until - now)} more."
 
     # ------------------------------------------------------------------ changing
 
@@ -744,7 +778,7 @@ class ConsoleModel:
         if update.payload == "lost":
             self.banner = "Connection lost: reconnecting…"
         elif update.payload == "resumed":
-            self.banner, self.reconnect_until = None, None
+            self.banner, self.reconnect_until, self.seat_held_until = None, None, None
             self.log.append(LogEntry("info", "reconnected"))
             if self.status_error:
                 self.status, self.status_error = "", False  # (an offline refusal)
@@ -780,7 +814,6 @@ class ConsoleModel:
         line = event_line(event, info, me) + (" (time ran out)" if timed_out else "")
         if isinstance(event, WentOut):  # (Three Thirteen: the others play one more turn)
             self.went_out[table] = event.seat
-            line += ": everyone else plays one last turn"
         self.log.append(LogEntry("event", line, table))
         if isinstance(event, (HandScored, GameOver)):
             out = self.went_out.pop(table, None)  # told once: not again in the notes

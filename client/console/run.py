@@ -87,24 +87,32 @@ async def _pump(session: Session, model: ConsoleModel, options: ConsoleOptions) 
             ms = getattr(update.payload, "time_left_ms", None)
             left = ms / 1000 if ms is not None else None
         if update.kind == "connection" and update.payload == "lost":
-            until = session.reconnect_until  # (trio's clock: the screen counts in monotonic)
-            model.reconnect_until = (time.monotonic() + until - trio.current_time()
-                                     if until is not None else None)
-            model.seats_held = session.seat_held_seconds() > 0
+            # (trio's clock: the screen counts in time.monotonic)
+            model.reconnect_until = _monotonic(session.reconnect_until)
+            model.seat_held_until = _monotonic(session.seat_held_until)
         model.on_update(update, left)
         if (update.kind == "connection" and update.payload == "resumed"
                 and options.on_token and session.token):
             options.on_token(session.token)
 
 
+def _monotonic(at: float | None) -> float | None:
+    """A moment of trio's clock on ``time.monotonic``'s."""
+    return None if at is None else time.monotonic() + at - trio.current_time()
+
+
 async def _keepalive(session: Session) -> None:
-    """Ping now and then so that a long think is not taken for an idle client."""
+    """Ping now and then so that a long think is not taken for an idle client; a ping
+    with no answer drops the connection (the server is gone without a word), and the
+    session reconnects."""
     while True:
         limits = session.welcome.limits if session.welcome is not None else None
         await trio.sleep(max(1, limits.ping_seconds if limits is not None else PING_SECONDS))
         try:
             await session.ping()
-        except (ClientError, trio.TooSlowError) as exc:
+        except trio.TooSlowError:
+            session.drop_connection("no answer to a ping")
+        except ClientError as exc:
             log.debug("ping: %s", exc)
 
 

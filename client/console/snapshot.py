@@ -51,6 +51,9 @@ def draw(app: Application[object], columns: int, rows: int) -> Drawn:
     windows = list(app.layout.find_all_windows())
     for window in windows:
         window.render_info = None  # (a window hidden now keeps the last drawing's)
+    # a fresh drawing: the controls keep their texts per render (by this counter), and a
+    # running app may not have redrawn since the model changed
+    app.render_counter += 1
     screen = Screen()
     with set_app(app):
         app.layout.container.write_to_screen(screen, MouseHandlers(),

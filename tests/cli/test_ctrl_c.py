@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -38,7 +38,8 @@ class Command:
     ``play``: then what it writes after the interruption is its "stderr".
     """
 
-    def __init__(self, args: list[str], *, tty: bool = False) -> None:
+    def __init__(self, args: list[str], *, tty: bool = False,
+                 program: Sequence[str] = RUMMYHALL) -> None:
         self.master: int | None = None
         stdin: int = subprocess.PIPE  # (kept open: a prompt waits for an answer)
         stdout: int = subprocess.PIPE
@@ -47,7 +48,7 @@ class Command:
             self.master, slave = pty.openpty()
             stdin = stdout = stderr = slave
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen([*RUMMYHALL, *args], stdin=stdin, stdout=stdout,
+        self.proc = subprocess.Popen([*program, *args], stdin=stdin, stdout=stdout,
                                      stderr=stderr, env=env, process_group=0,
                                      # (it only resets a signal: safe beside threads)
                                      preexec_fn=_sigint_at_its_default)  # noqa: PLW1509
@@ -197,6 +198,56 @@ def test_play_at_its_prompts() -> None:
     code, err = command.interrupt()
     assert code == 130
     assert_one_line(err, "rummyhall play: interrupted")
+
+
+ASKING = """
+from rummyhall.prompts import ask
+for n in range(1, ROUNDS + 1):
+    try:
+        ask(f"question {n}: ")
+    except KeyboardInterrupt:
+        print(f"interrupted {n}", flush=True)
+"""
+
+
+def test_a_question_is_interrupted_whenever_ctrl_c_comes() -> None:
+    """Ctrl-C as soon as each question shows: input() misses the ones that come before
+    its read() blocks (it then waits for a line); the questions of play and replay don't."""
+    rounds = 200
+    command = Command(["-c", ASKING.replace("ROUNDS", str(rounds))], tty=True,
+                      program=[sys.executable])
+    try:
+        for n in range(1, rounds + 1):
+            command.read_until(f"question {n}: ")
+            os.killpg(command.proc.pid, signal.SIGINT)
+            command.read_until(f"interrupted {n}\r?\n")
+        command.proc.wait(WAIT)
+    finally:
+        command.close()
+    assert command.proc.returncode == 0
+
+
+def test_a_question_reads_one_line_and_a_secret_is_not_echoed() -> None:
+    script = ("from rummyhall.prompts import ask\n"
+              "print(repr(ask('name: ')), repr(ask('password: ', secret=True)), flush=True)\n"
+              "try:\n    ask('more: ')\nexcept EOFError:\n    print('end of input')\n")
+    command = Command(["-c", script], tty=True, program=[sys.executable])
+    try:
+        assert command.master is not None
+        command.read_until("name: ")
+        os.write(command.master, b"Ann\n")
+        command.read_until("password: ")
+        seen = len(command.out)
+        os.write(command.master, b"s3cret pass\n")
+        command.read_until("'Ann' 's3cret pass'")
+        assert "s3cret" not in command.out[seen:].split("'Ann'")[0]  # (not echoed)
+        command.read_until("more: ")
+        os.write(command.master, b"\x04")  # Ctrl-D on an empty line: the end of input
+        command.read_until("end of input")
+        command.proc.wait(WAIT)
+    finally:
+        command.close()
+    assert command.proc.returncode == 0
 
 
 def test_replay_at_its_pause(server: tuple[Command, int], tmp_path: Path) -> None:

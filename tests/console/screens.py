@@ -18,9 +18,12 @@ from rummyhall.client.console.app import build_app
 from rummyhall.client.console.controller import Controller
 from rummyhall.client.console.model import ConsoleModel, CreateForm, LogEntry
 from rummyhall.client.console.snapshot import Drawn, FixedSizeOutput, draw
+from rummyhall.client.records import RecordedGame, replay_text
+from rummyhall.client.wording import card_symbols
 from rummyhall.protocol import GameInfo, PlayedGame, PlayedSeat, SeatInfo, TableInfo
 from rummyhall.protocol.payloads import games_catalogue
 from rummyhall.rules import GAMES, Event, Game, new_game, seat_view
+from rummyhall.server.journal import action_to_json
 
 SIZES = [(80, 24), (100, 30), (132, 43)]
 GAME_INFOS = tuple(GameInfo.from_wire(g) for g in games_catalogue())
@@ -138,6 +141,26 @@ def history_model(games: int = 30) -> ConsoleModel:
     return model
 
 
+def record_model() -> ConsoleModel:
+    """A game's record opened from the history: Three Thirteen at its largest seat count
+    (the longest hands) with the long names, a few hands in."""
+    model = history_model()
+    players = GAMES["three_thirteen"].max_players
+    game = new_game("three_thirteen", {}, players=players, first_dealer=0)
+    rng, bot, actions = random.Random(11), SimpleBot(), []
+    while len(game.results) < 3:
+        seat = game.to_move
+        action = (shuffle_for(game, rng) if seat is None
+                  else bot.choose(seat_view(game, seat), game.legal_actions()))
+        game.apply(action)
+        actions.append(action_to_json(action))
+    recorded = RecordedGame(30, "three_thirteen", 4, "2026-09-21T10:00:00Z", None, False,
+                            tuple(NAMES[:players]), {}, 0, tuple(actions))
+    model.screen, model.record_number = "record", 30
+    model.record = tuple(replay_text(recorded, card_symbols).lines)
+    return model
+
+
 def app_for(model: ConsoleModel, columns: int, rows: int) -> Application[None]:
     controller = Controller(model, model.source, spawn=lambda fn: None)  # type: ignore[arg-type]
     return build_app(model, controller=controller, input=DummyInput(),
@@ -159,6 +182,10 @@ def screens() -> Iterator[tuple[str, ConsoleModel]]:
     yield "table-waiting", waiting
     yield "history", history_model()
     yield "history-empty", history_model(0)
+    yield "record", record_model()
+    asked = history_model()
+    asked.screen, asked.record_number = "record", 30  # (its record not come yet)
+    yield "record-asked", asked
     helped = lobby_model()
     helped.show_help = True
     yield "help", helped

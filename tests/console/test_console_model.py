@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 import trio
+import trio.testing
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.formatted_text import fragment_list_to_text
 
@@ -414,3 +415,45 @@ def test_each_checked_shuffle_shows_its_mark_and_a_failed_one_a_loud_warning() -
     model.on_update(Update("deal_check", 1, withheld))
     assert "seat 1 committed and did not reveal" in model.log[-1].text
     assert "without a contribution of ours" in model.log[-1].text
+
+
+def test_the_reconnect_banner_counts_down_the_seat_then_the_tries() -> None:
+    """While the server holds our seat the banner counts that down; past it (the client
+    tries a while longer, its own reconnect_seconds) it counts the tries."""
+    import time  # noqa: PLC0415 (the banner reads time.monotonic)
+
+    model = ConsoleModel(SimpleNamespace(tables={}, lobby={}, player_id=7))
+    model.on_update(Update("connection", payload="lost"))
+    now = time.monotonic()
+    model.reconnect_until, model.seat_held_until = now + 150.5, now + 90.5
+    assert model.banner_text() == ("Connection lost: reconnecting… Your seat is held 1:31 "
+                                   "more, then a house bot plays it.")
+    model.seat_held_until = now - 1  # the seat went to a house bot: still trying
+    assert model.banner_text() == "Connection lost: reconnecting… Trying 2:31 more."
+    model.seat_held_until = None  # no seat held at all
+    assert model.banner_text() == "Connection lost: reconnecting… Trying 2:31 more."
+    model.on_update(Update("connection", payload="resumed"))
+    assert model.banner_text() is None and model.seat_held_until is None
+
+
+async def test_a_ping_with_no_answer_drops_the_connection(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """The network cut without a word: the console's keepalive gives the connection up,
+    so that the session reconnects (while the server still holds the seat)."""
+    from rummyhall.client.console.run import _keepalive  # noqa: PLC0415
+
+    dropped: list[str] = []
+
+    class Unanswered:
+        welcome = None
+
+        async def ping(self) -> None:
+            await trio.sleep(30)
+            raise trio.TooSlowError
+
+        def drop_connection(self, why: str) -> None:
+            dropped.append(why)
+
+    with trio.move_on_after(100):
+        await _keepalive(Unanswered())  # type: ignore[arg-type]
+    assert dropped and set(dropped) == {"no answer to a ping"}

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from console_driver import Person, Scenario
+from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from rummyhall.client import ServerClosed
 from rummyhall.client.console import ConsoleHandle, ConsoleOptions, run_console
+from rummyhall.client.console.layout import title_text
 from rummyhall.client.console.model import note_text
 
 LIMIT = 40.0
@@ -136,6 +142,37 @@ def test_the_history_shows_the_games_played_newest_first(server_port: int) -> No
         await p.wait(lambda: p.model.screen == "lobby", what="L: the lobby")
 
     run(server_port, scenario)
+
+
+def test_enter_on_a_game_of_the_history_opens_its_record_as_the_replay_tells_it(
+        server_port: int, tmp_path: Path) -> None:
+    opened: dict[str, object] = {}
+
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin", target_score=10)
+        await game_over(p)
+        await history(p, ":history\r", 1)
+        assert p.model.history is not None
+        number = p.model.history[0].number
+        await p.press("\r")  # Enter: the game, hand by hand
+        await p.wait(lambda: p.model.screen == "record" and p.model.record is not None,
+                     what="the record")
+        assert f"game #{number}" in fragment_list_to_text(title_text(p.model))
+        opened["number"], opened["lines"] = number, p.model.record
+        assert f"Game #{number}: gin" in p.screen()
+        await p.press("\x1b[6~")  # PgDn: further down the record
+        await p.wait(lambda: p.model.record_top > 0, what="the record scrolled")
+        await p.press("\x1b")  # Esc: back to the games, the pointer where it was
+        await p.wait(lambda: p.model.screen == "history", what="the history again")
+        assert p.model.history_row == 0 and p.model.record is None
+
+    run(server_port, scenario)
+    replay = subprocess.run([sys.executable, "-m", "rummyhall", "replay", str(opened["number"]),
+                             "--no-pause", "--data", str(tmp_path / "hall.db")],
+                            capture_output=True, text=True, timeout=60, check=True,
+                            env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert tuple(replay.stdout.splitlines()) == opened["lines"]  # the same words, line by line
+    assert any(line.startswith("Game over: ") for line in replay.stdout.splitlines())
 
 
 def test_a_hand_of_basic_rummy(server_port: int) -> None:
@@ -345,6 +382,8 @@ def test_r_refreshes_a_table_where_there_is_no_rummy_to_declare(server_port: int
 
 
 def test_ctrl_q_at_a_game_where_we_sit_asks_first(server_port: int) -> None:
+    reached: list[str] = []  # (a quit too soon ends the scenario early: the run ends)
+
     async def scenario(p: Person) -> None:
         await new_table(p, "gin")
         await p.press("\x11")  # Ctrl-Q
@@ -356,7 +395,47 @@ def test_ctrl_q_at_a_game_where_we_sit_asks_first(server_port: int) -> None:
         assert p.h.app.is_running
         await p.press("\x11")
         await p.wait(lambda: p.model.confirm_quit, what="the question again")
+        reached.append("asked twice")
         await p.press("\x11")  # the second Ctrl-Q quits: the app ends (and so the run)
+        await p.wait(lambda: False, timeout=10, what="the app to quit")
+
+    run(server_port, scenario)
+    assert reached == ["asked twice"]
+
+
+def test_quit_and_exit_at_a_game_where_we_sit_ask_first_as_ctrl_q_does(
+        server_port: int) -> None:
+    reached: list[str] = []  # (a quit too soon ends the scenario early: the run ends)
+
+    async def scenario(p: Person) -> None:
+        await new_table(p, "gin")
+        await p.type_command("quit")
+        await p.wait(lambda: p.model.confirm_quit, what="the question")
+        assert "a house bot plays your seat after 120 s" in p.model.status
+        assert ":quit again" in p.model.status
+        assert p.h.app is not None and p.h.app.is_running
+        await p.type_command("scores")  # another command: we stay
+        await p.wait(lambda: not p.model.confirm_quit, what="staying")
+        assert p.h.app.is_running and p.model.show_scores
+        await p.type_command("exit")
+        await p.wait(lambda: p.model.confirm_quit, what="the question again")
+        await p.press(":")  # (the command line opens on the question and keeps it)
+        await p.press("\x1b")  # Esc: we stay
+        await p.wait(lambda: not p.model.confirm_quit, what="staying again")
+        await p.press("\x11")  # Ctrl-Q asks, and :quit then quits
+        await p.wait(lambda: p.model.confirm_quit, what="the question, by Ctrl-Q")
+        reached.append("asked thrice")
+        await p.type_command("quit")
+        await p.wait(lambda: False, timeout=10, what="the app to quit")
+
+    run(server_port, scenario)
+    assert reached == ["asked thrice"]
+
+
+def test_quit_in_the_lobby_quits_at_once(server_port: int) -> None:
+    async def scenario(p: Person) -> None:
+        await p.wait(lambda: p.model.games, what="the games")
+        await p.type_command("quit")
         await p.wait(lambda: False, timeout=10, what="the app to quit")
 
     run(server_port, scenario)

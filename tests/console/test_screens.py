@@ -4,16 +4,18 @@ and no word is broken at a window's edge."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.formatted_text import fragment_list_to_text
-from screens import NAMES, SIZES, drawn, lobby_model, screens, table_model
+from screens import NAMES, SIZES, app_for, drawn, lobby_model, screens, table_model
 
 from rummyhall.client.console.fitting import Fragments, short_names, wrap
 from rummyhall.client.console.layout import main_size, scores_pages
 from rummyhall.client.console.model import ConsoleModel, LogEntry
+from rummyhall.client.console.snapshot import draw
 from rummyhall.protocol.payloads import games_catalogue
 
 SCREENS = dict(screens())
@@ -132,3 +134,42 @@ def test_the_history_shows_the_newest_first_and_how_many_more() -> None:
     text = drawn(model, 80, 24).text()
     assert "▶ #1 " in text and re.search(r"↑ \d+ more above", text) and "#30" not in text
     model.history_row = 0
+
+
+def test_the_history_says_when_older_games_are_on_the_server() -> None:
+    model = SCREENS["history"]
+    model.history_more = True
+    try:
+        text = " ".join(drawn(model, 80, 24).text().split())
+    finally:
+        model.history_more = False
+    assert "more below, and older ones on the server" in text
+    assert "Enter: the game, hand by hand" in text
+
+
+def test_a_record_scrolls_to_its_end_and_no_further() -> None:
+    model = SCREENS["record"]
+    assert model.record is not None
+    first = drawn(model, 80, 24).text()
+    assert "Game #30: three_thirteen at table 4" in first and "rows 1–" in first
+    model.record_top = 10 ** 6  # (End: the layout keeps the last page in sight)
+    last = drawn(model, 80, 24).text()
+    total = int(re.findall(r"rows \d+–(\d+) of (\d+)", last)[0][1])
+    assert re.search(rf"rows \d+–{total} of {total}", last), last
+    assert model.record[-1].split()[-1] in last  # (the record's last line, wrapped or not)
+    model.record_top = 0
+
+
+def test_a_drawing_shows_the_model_now_not_the_last_drawing() -> None:
+    """(The controls keep their text per render: a capture of a running app taken
+    before it redrew must not show the screen before.)"""
+    model = lobby_model()
+
+    async def run() -> tuple[str, str]:
+        app = app_for(model, 80, 24)
+        before = draw(app, 80, 24).text()  # type: ignore[arg-type]
+        model.show_help = True
+        return before, draw(app, 80, 24).text()  # type: ignore[arg-type]
+
+    before, after = asyncio.run(run())
+    assert "Tables" in before and "Keys" in after and "Tables" not in after

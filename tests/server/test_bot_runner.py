@@ -118,6 +118,9 @@ async def test_the_arena_over_a_real_server(hall: Hall, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr.decode()
     text = result.stdout.decode()
     assert "strong" in text and "random" in text and "4 games" in text
+    # the seed it really used: the server's shuffles (this one is seeded), not the arena's
+    assert "deals shuffled by the server (seed 0 for the bots' own chance only)" in text
+    assert "the server's shuffles were seeded (it runs with --seed)" in text
 
 
 async def test_rummyhall_bot_reports_a_refusal_in_one_line(hall: Hall) -> None:

@@ -245,6 +245,73 @@ async def test_the_client_reconnects_as_long_as_the_server_holds_its_seat(
             assert not trying(ada) and ada.tables[table].seat == 0
 
 
+class SilentLink:
+    """A TCP relay to the server that can go silent, as a cut network does: after
+    :meth:`cut` nothing passes either way and nothing is closed."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.silent = False
+        self.port = 0
+
+    def cut(self) -> None:
+        self.silent = True
+
+    async def serve(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                    ) -> None:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        self.port = listeners[0].socket.getsockname()[1]
+        task_status.started()
+        await trio.serve_listeners(self._relay_both, listeners)
+
+    async def _relay_both(self, client: trio.SocketStream) -> None:
+        server = await trio.open_tcp_stream("127.0.0.1", self.target)
+        async with client, server, trio.open_nursery() as nursery:
+            nursery.start_soon(self._relay, client, server)
+            nursery.start_soon(self._relay, server, client)
+
+    async def _relay(self, source: trio.SocketStream, sink: trio.SocketStream) -> None:
+        try:
+            async for data in source:
+                if not self.silent:
+                    await sink.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+
+
+@pytest.mark.parametrize("settings", [with_settings(grace_seconds=90)])
+async def test_the_reconnect_window_runs_from_the_servers_last_bytes(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """A connection gone silent (the network cut, nothing closed) is noticed only when a
+    ping gets no answer, 30 s later: the window and its countdown still end 90 s after
+    the last bytes from the server, which holds the seat 90 s from then at least."""
+    mock_clock.autojump_threshold = 0.01
+    assert hall.port
+    link = SilentLink(hall.port)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(link.serve)
+        with trio.socket.socket() as probe:  # a port nothing listens on
+            await probe.bind(("127.0.0.1", 0))
+            dead = probe.getsockname()[1]
+            async with open_session("127.0.0.1", link.port, name="ada",
+                                    reconnect_seconds=10) as ada:
+                await gin_table(ada)
+                link.cut()
+                with pytest.raises(trio.TooSlowError):
+                    await ada.ping()
+                heard = ada.last_heard
+                assert heard is not None and trio.current_time() - heard >= 30
+                assert ada.connected  # (nothing closed: only the ping tells)
+                ada.port = dead  # and the server is out of reach from now on
+                ada.drop_connection("no answer to a ping")
+                await wait_for(lambda: ada.reconnect_until is not None, poll=0.01)
+                assert ada.seat_held_until == pytest.approx(heard + 90)
+                assert ada.reconnect_until == pytest.approx(heard + 90)  # (not now + 90)
+                await wait_for(lambda: ada.closed_reason is not None, timeout=90, poll=1)
+                assert heard + 90 <= trio.current_time() < heard + 95
+        nursery.cancel_scope.cancel()
+
+
 def trying(session: Session) -> bool:
     """The session is trying to reconnect."""
     return session.reconnect_until is not None

@@ -365,7 +365,7 @@ def test_the_list_of_servers_found_shows_a_lock_for_tls(
 
     monkeypatch.setattr(play, "discover", fake_discover)
     answers = iter(["1", "2"])
-    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    monkeypatch.setattr(play, "ask", lambda prompt: next(answers))
     profile = Profile(tmp_path / "console.json")
     assert play.choose_server(profile, 0.1) == ("10.0.0.2:7000", True)
     assert play.choose_server(profile, 0.1) == ("10.0.0.3:7001", False)
