@@ -24,6 +24,8 @@ from rummyhall.protocol import (
     Join,
     Limits,
     LocalProtocolError,
+    LoggedIn,
+    Login,
     Ok,
     Ping,
     Pong,
@@ -33,8 +35,15 @@ from rummyhall.protocol import (
     Welcome,
     error_message,
 )
-from rummyhall.protocol.examples import ready_pair
-from rummyhall.protocol.limits import MAX_FRAME, MAX_SERVER_FRAME
+from rummyhall.protocol.examples import locked_pair, ready_pair
+from rummyhall.protocol.limits import (
+    MAX_DEPTH,
+    MAX_FRAME,
+    MAX_FRAME_LIMIT,
+    MAX_SERVER_FRAME,
+    MIN_FRAME_LIMIT,
+    PROTOCOL,
+)
 
 SESSION = Session(player=1, token="ab" * 16, resumed=False)
 
@@ -292,3 +301,91 @@ def test_before_the_welcome_each_end_takes_the_other_roles_largest_frame() -> No
     with pytest.raises(RemoteProtocolError) as info:
         client.next_event()
     assert info.value.code == "frame_too_large"
+
+
+def test_the_frame_limit_a_server_connection_takes_is_bounded_both_ways() -> None:
+    for limit in (MIN_FRAME_LIMIT, MAX_FRAME, MAX_FRAME_LIMIT):
+        Connection(SERVER, max_frame=limit)
+    for limit in (MIN_FRAME_LIMIT - 1, MAX_FRAME_LIMIT + 1):
+        with pytest.raises(ValueError):
+            Connection(SERVER, max_frame=limit)
+
+
+@pytest.mark.parametrize("protocol", ["a", PROTOCOL[:-1], PROTOCOL + "2", "zz"])
+def test_a_hello_of_another_protocol_is_refused_whatever_its_name(protocol: str) -> None:
+    """Names that sort before and after ours alike."""
+    server = Connection(SERVER)
+    hello = msgpack.packb({"type": "hello", "protocol": protocol, "versions": [1],
+                           "name": "ada", "kind": "bot"})
+    server.receive_data(len(hello).to_bytes(4, "big") + hello)
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert (info.value.code, info.value.fatal) == ("unsupported_protocol", True)
+
+
+def test_a_hello_offering_no_version_this_end_speaks_is_not_sent() -> None:
+    client = Connection(CLIENT, versions=(1,))
+    with pytest.raises(LocalProtocolError):
+        client.send(Hello(versions=(2,), name="ada", kind="bot"))
+    assert client.state is State.START
+    client.send(Hello(versions=(1,), name="ada", kind="bot"))
+    assert client.state is State.GREETING
+
+
+def test_before_ready_every_refusal_is_fatal() -> None:
+    """A frame of an unknown type is refused and the connection goes on once it is
+    READY; before (as the first frame, or in LOGIN) it ends the connection."""
+    unknown = msgpack.packb({"type": "nope", "id": 1})
+    framed = len(unknown).to_bytes(4, "big") + unknown
+    _, locked = locked_pair()
+    for server in (Connection(SERVER), locked):
+        server.receive_data(framed)
+        with pytest.raises(RemoteProtocolError) as info:
+            server.next_event()
+        assert (info.value.code, info.value.fatal) == ("unknown_type", True), server.state
+        assert server.state is State.ERROR
+    _, ready = ready_pair()
+    ready.receive_data(framed)
+    with pytest.raises(RemoteProtocolError) as info:
+        ready.next_event()
+    assert not info.value.fatal and ready.state is State.READY
+
+
+def test_while_the_password_is_checked_early_frames_wait_whole() -> None:
+    """Between a login and its answer the server reads nothing (PAUSED), and what the
+    client sent meanwhile, even cut in pieces, is read whole after logged_in."""
+    client, server = locked_pair()
+    early = client.send(Login(proof="0" * 64))
+    server.receive_data(early)
+    assert isinstance(server.next_event(), Login) and server.state is State.CHECK
+    ping = msgpack.packb({"type": "ping", "id": 9})  # (the client's own end is in CHECK too)
+    framed = len(ping).to_bytes(4, "big") + ping
+    for piece in (framed[:3], framed[3:7], framed[7:]):
+        server.receive_data(piece)
+        assert server.next_event() is PAUSED
+    server.send(LoggedIn(session=SESSION))
+    assert server.next_event() == Ping(id=9)
+    assert server.next_event() is NEED_DATA
+
+
+def nested(levels: int) -> object:
+    value: object = 0
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_an_unknown_field_nested_to_the_depth_limit_is_read() -> None:
+    """Unknown fields are ignored but keep to the frame rules: a value nested to exactly
+    MAX_DEPTH containers (the message's map counts as the first) is read; one more is a
+    bad frame."""
+    for levels, refused in ((MAX_DEPTH - 1, False), (MAX_DEPTH, True)):
+        _, server = ready_pair()
+        body = msgpack.packb({"type": "ping", "id": 1, "extra": nested(levels)})
+        server.receive_data(len(body).to_bytes(4, "big") + body)
+        if refused:
+            with pytest.raises(RemoteProtocolError) as info:
+                server.next_event()
+            assert info.value.code == "bad_frame"
+        else:
+            assert server.next_event() == Ping(id=1)
