@@ -405,16 +405,21 @@ def start_server(port: int, data: str = ":memory:", journal: bool = True, tls: b
     """The server on ``data`` (the journal's real commit policy on a file), or with
     ``--no-journal`` (no persistence at all); with ``tls``, over TLS (its self-signed
     certificate is made beside ``data``)."""
-    command = [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
+    server = subprocess.Popen(server_command(port, data, journal, tls), stdout=subprocess.PIPE)
+    assert server.stdout is not None
+    server.stdout.readline()
+    return server
+
+
+def server_command(port: int, data: str = ":memory:", journal: bool = True,
+                   tls: bool = False) -> list[str]:
+    """The command line of the bench's server (``python -m rummyhall serve ...``)."""
+    return [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
                "--data", data, "--journal" if journal else "--no-journal",
                "--port", str(port), "--no-beacon", "--house-delay", "0", "--hand-pause", "0",
                "--messages-per-second", "10000", "--burst", "10000",
                "--max-connections", "5000", "--max-per-address", "5000",
                "--log-level", "warning", "--tls" if tls else "--no-tls"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE)
-    assert server.stdout is not None
-    server.stdout.readline()
-    return server
 
 
 def main() -> None:
