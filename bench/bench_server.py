@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 import msgpack
@@ -400,12 +401,13 @@ def summary(label: str, results: list[dict[str, object]]) -> tuple[float, float]
     return rate, frame_rate
 
 
-def start_server(port: int, data: str = ":memory:", journal: bool = True, tls: bool = False
-                 ) -> subprocess.Popen[bytes]:
+def start_server(port: int, data: str = ":memory:", journal: bool = True, tls: bool = False,
+                 env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """The server on ``data`` (the journal's real commit policy on a file), or with
     ``--no-journal`` (no persistence at all); with ``tls``, over TLS (its self-signed
     certificate is made beside ``data``)."""
-    server = subprocess.Popen(server_command(port, data, journal, tls), stdout=subprocess.PIPE)
+    server = subprocess.Popen(server_command(port, data, journal, tls), stdout=subprocess.PIPE,
+                              env=env)
     assert server.stdout is not None
     server.stdout.readline()
     return server
@@ -435,6 +437,14 @@ def main() -> None:
     parser.add_argument("--tls", action="store_true",
                         help="also measure the cost of TLS: the game load and connections "
                              "against a plain and a --tls server, side by side")
+    parser.add_argument("--baseline", default=None, metavar="TREE",
+                        help="another source tree of the project (a checkout of main): "
+                             "run its server and this tree's in alternating rounds and "
+                             "print the medians side by side")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of the comparison (with --baseline)")
+    parser.add_argument("--quick", action="store_true",
+                        help="leave out the run without contributions")
     args = parser.parse_args()
     per = max(1, args.tables // args.procs)
     print(f"loopback, {os.cpu_count()} cores; {args.procs} client processes, "
@@ -443,7 +453,11 @@ def main() -> None:
 
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        run(args, per, port, args.data or os.path.join(tmp, "bench.sqlite3"))
+        if args.baseline:
+            compare(args, per, tmp)
+            return
+        figures = run(args, per, port, args.data or os.path.join(tmp, "bench.sqlite3"))
+        against_echo(figures, echo(args, per))
         if args.tls:
             tls_cost(args, per, tmp)
 
@@ -507,9 +521,13 @@ def tls_cost(args: argparse.Namespace, per: int, tmp: str) -> None:
               f"p99 {times[int(len(times) * 0.99)] * 1000:6.2f} ms")
 
 
-def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
+def run(args: argparse.Namespace, per: int, port: int, data: str,
+        env: dict[str, str] | None = None) -> dict[str, float]:
+    """The game loads against one server (``env``: its environment, a baseline tree's);
+    prints their lines and returns the figures compared with the echo's."""
     print(f"  data: {'none (--no-journal)' if args.no_journal else data}")
-    server = start_server(port, data, journal=not args.no_journal)
+    server = start_server(port, data, journal=not args.no_journal, env=env)
+    figures: dict[str, float] = {}
     try:
         base = rss_kib(server.pid)
         idle = [spawn("client", "idle", str(port), "--count", str(args.idle // args.procs),
@@ -518,8 +536,9 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
         time.sleep(min(10.0, 2 + args.idle / 200))
         with_idle = rss_kib(server.pid)
         held = args.idle // args.procs * args.procs
+        figures["kib_per_idle"] = (with_idle - base) / max(held, 1)
         print(f"  connections held idle: {held}; server memory {base / 1024:.1f} MiB -> "
-              f"{with_idle / 1024:.1f} MiB, {(with_idle - base) / max(held, 1):.1f} KiB "
+              f"{with_idle / 1024:.1f} MiB, {figures['kib_per_idle']:.1f} KiB "
               f"per connection")
         play = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
                       str(args.seconds), "--tag", f"q{i}") for i in range(args.procs)]
@@ -529,20 +548,25 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
         peak, peak_frames = summary("server, full speed (seats contribute to every deal)",
                                     results)
         done = sum(int(r["actions"]) for r in results)  # type: ignore[call-overload]
-        quiet = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
-                       str(args.seconds), "--tag", f"s{i}", "--no-contribute")
-                 for i in range(args.procs)]
-        without, _ = summary("server, full speed (no seat contributes: 1.1 clients)",
-                             collect(quiet))
-        if without:
-            print(f"  contributing / not: {peak / without:.3f} in actions per second (the "
-                  "contributions and their oks; the commitments and the reveals are paid "
-                  "in both)")
+        figures.update(peak=peak, peak_frames=peak_frames,
+                       cpu_per_action=server_cpu / max(done, 1) * 1e6)
+        if not args.quick:
+            quiet = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
+                           str(args.seconds), "--tag", f"s{i}", "--no-contribute")
+                     for i in range(args.procs)]
+            without, _ = summary("server, full speed (no seat contributes: 1.1 clients)",
+                                 collect(quiet))
+            if without:
+                print(f"  contributing / not: {peak / without:.3f} in actions per second "
+                      "(the contributions and their oks; the commitments and the reveals "
+                      "are paid in both)")
         half = peak / 2 / (per * args.procs)  # per table: one seat acts at a time
         paced = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
                        str(args.seconds), "--rate", f"{half:.3f}", "--tag", f"r{i}")
                  for i in range(args.procs)]
-        summary("server, paced at half of peak", collect(paced))
+        paced_results = collect(paced)
+        summary("server, paced at half of peak", paced_results)
+        figures["p99_paced"] = p99(paced_results) * 1000
         print(f"  connections held during the runs: {held} idle + "
               f"{per * args.procs * 2} playing; peak server memory "
               f"{rss_kib(server.pid) / 1024:.1f} MiB")
@@ -551,31 +575,101 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+    return figures
 
+
+def p99(results: list[dict[str, object]]) -> float:
+    """The 99th percentile of the runs' latencies (seconds; 0 without any)."""
+    lat = sorted(x for r in results for x in r["latencies"])  # type: ignore[attr-defined]
+    return float(lat[min(len(lat) - 1, int(len(lat) * 0.99))]) if lat else 0.0
+
+
+def echo(args: argparse.Namespace, per: int) -> dict[str, float]:
+    """The bare trio msgpack echo under the same client pattern: its rates and CPU."""
     echo_port = free_port()
-    echo = subprocess.Popen([sys.executable, str(Path(__file__)), "echo-server",
-                             str(echo_port)])
+    server = subprocess.Popen([sys.executable, str(Path(__file__)), "echo-server",
+                               str(echo_port)])
     time.sleep(1.0)
     try:
         clients = [spawn("client", "echo", str(echo_port), "--tables", str(per),
                          "--seconds", str(args.seconds)) for _ in range(args.procs)]
-        cpu_before = cpu_seconds(echo.pid)
+        cpu_before = cpu_seconds(server.pid)
         echo_results = collect(clients)
-        echo_cpu = cpu_seconds(echo.pid) - cpu_before
+        echo_cpu = cpu_seconds(server.pid) - cpu_before
         floor, floor_frames = summary("bare trio msgpack echo", echo_results)
         echoed = sum(int(r["actions"]) for r in echo_results)  # type: ignore[call-overload]
     finally:
-        echo.terminate()
-        echo.wait(timeout=30)
-    if floor:
-        print(f"  server / echo: {peak / floor:.2f} in requests, "
-              f"{peak_frames / floor_frames:.2f} in frames (each action is answered with "
-              f"its ok, its events and the next prompts to both seats)")
-    if done and echoed:
-        per_action, per_echo = server_cpu / done * 1e6, echo_cpu / echoed * 1e6
-        print(f"  server CPU per action {per_action:.0f} us (one core: "
-              f"{1e6 / per_action:,.0f} actions/s); echo CPU per round trip {per_echo:.0f} us "
-              f"(one core: {1e6 / per_echo:,.0f}/s); ratio {per_echo / per_action:.2f}")
+        server.terminate()
+        server.wait(timeout=30)
+    return {"rate": floor, "frames": floor_frames, "cpu": echo_cpu / max(echoed, 1) * 1e6}
+
+
+def against_echo(figures: dict[str, float], floor: dict[str, float]) -> None:
+    """Print a server's figures as ratios to the echo's."""
+    if floor["rate"]:
+        print(f"  server / echo: {figures['peak'] / floor['rate']:.2f} in requests, "
+              f"{figures['peak_frames'] / floor['frames']:.2f} in frames (each action is "
+              f"answered with its ok, its events and the next prompts to both seats)")
+    per_action, per_echo = figures["cpu_per_action"], floor["cpu"]
+    print(f"  server CPU per action {per_action:.0f} us (one core: "
+          f"{1e6 / per_action:,.0f} actions/s); echo CPU per round trip {per_echo:.0f} us "
+          f"(one core: {1e6 / per_echo:,.0f}/s); ratio {per_echo / per_action:.2f}")
+
+
+def baseline_env(tree: str, tmp: str) -> dict[str, str]:
+    """The environment that runs ``python -m rummyhall`` from another source tree of the
+    project (a checkout of main, say): a tree of links laid out as the package installs
+    (its pyproject.toml's package-dir), first on PYTHONPATH."""
+    root = Path(tree).resolve()
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    links = Path(tmp) / "baseline"
+    for package, folder in sorted(mapping.items()):
+        target = links.joinpath(*package.split("."))
+        target.mkdir(parents=True, exist_ok=True)
+        for entry in (root / folder).iterdir():
+            if entry.suffix in (".py", ".json") or entry.name == "py.typed":
+                (target / entry.name).symlink_to(entry)
+    for package, folder in mapping.items():  # (a subpackage's own folders: the console)
+        for sub in (root / folder).iterdir():
+            if sub.is_dir() and (sub / "__init__.py").exists() and \
+                    f"{package}.{sub.name}" not in mapping:
+                dest = links.joinpath(*package.split("."), sub.name)
+                if not dest.exists():
+                    dest.symlink_to(sub)
+    return {**os.environ, "PYTHONPATH": str(links)}
+
+
+def compare(args: argparse.Namespace, per: int, tmp: str) -> None:
+    """``--rounds`` rounds, each: the baseline's server, this tree's, then the echo; the
+    medians side by side with the issue's goals."""
+    env = baseline_env(args.baseline, tmp)
+    rows: dict[str, list[dict[str, float]]] = {"baseline": [], "this tree": []}
+    for n in range(args.rounds):
+        for label, runs in rows.items():
+            print(f"round {n + 1}, {label}:")
+            runs.append(run(args, per, free_port(), os.path.join(tmp, f"{label[0]}{n}.sqlite3"),
+                            env if label == "baseline" else None))
+        floor = echo(args, per)
+        for label, runs in rows.items():
+            runs[-1]["frames_ratio"] = runs[-1]["peak_frames"] / max(floor["frames"], 1.0)
+            runs[-1]["cpu_ratio"] = runs[-1]["cpu_per_action"] / max(floor["cpu"], 1e-9)
+            runs[-1]["echo_cpu"] = floor["cpu"]
+            print(f"  {label}:", end="")
+            against_echo(runs[-1], floor)
+    print(f"medians of {args.rounds} rounds ({args.baseline} against this tree):")
+    lines = (("actions per second, full speed", "peak", ",.0f", ""),
+             ("server CPU per action (us)", "cpu_per_action", ",.0f", ""),
+             ("echo CPU per round trip (us)", "echo_cpu", ",.0f", ""),
+             ("CPU per action / echo's", "cpu_ratio", ".2f", "at most 3"),
+             ("frames per second / echo's", "frames_ratio", ".2f", "at least 0.8"),
+             ("p99 at half of peak (ms)", "p99_paced", ".2f", "under 5"),
+             ("memory per idle connection (KiB)", "kib_per_idle", ".1f", "under 12"))
+    print(f"  {'':<34} {'baseline':>10} {'this tree':>10}   goal")
+    for title, key, form, goal in lines:
+        before = statistics.median(r[key] for r in rows["baseline"])
+        after = statistics.median(r[key] for r in rows["this tree"])
+        print(f"  {title:<34} {before:>10{form}} {after:>10{form}}   {goal}")
 
 
 if __name__ == "__main__":

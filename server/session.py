@@ -71,6 +71,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.session")
 
 READ_SIZE = 65_536
+REPLY_WAIT = 30.0  # seconds a session waits for a table to handle its request, at most
 LINGER_SECONDS = 1.0  # a closing connection reads (and drops) what comes for this long
 LINGER_BYTES = 1_048_576  # or this much
 FEATURES = ("bots", "chat", "lobby_updates", "private_tables", "resume", "spectators",
@@ -122,6 +123,7 @@ class ServerSession:
         self._closing: ErrorMessage | None = None
         self.close_code: str | None = None  # why the server closed it (None: the client)
         self._outbox: Outbox | None = None
+        self._pending: trio.Event | None = None  # set once the last request is handled
 
     @property
     def features(self) -> tuple[str, ...]:
@@ -198,6 +200,8 @@ class ServerSession:
             await self.hall.lobby.connected(player)
             with self._reading:
                 await self._reader()
+            with trio.move_on_after(s.send_timeout):
+                await self._replied()  # (the reply of its last request goes first)
             # Reading is over: what is queued goes out first, then the closing error if any.
             if self._closing is not None and outbox.put(self._closing):
                 self._closing = None
@@ -306,6 +310,7 @@ class ServerSession:
                 event = self.conn.next_event()
             except RemoteProtocolError as exc:
                 self._frame_ended(received_at)
+                await self._replied()
                 if exc.fatal:
                     self._queue(error_message(exc))
                     return
@@ -331,6 +336,7 @@ class ServerSession:
             if event is CLOSED or event is PAUSED:
                 return
             self._frame_ended(received_at)
+            await self._replied()
             if isinstance(event, Bye):  # (honoured whatever the rate: it has no reply)
                 await self.hall.lobby.leave_all(self.player)
                 return
@@ -345,7 +351,16 @@ class ServerSession:
             elif isinstance(event, ADMIN_REQUESTS):
                 await self.hall.admin.handle(self, event)
             else:
-                await self.hall.lobby.handle(self.player, event)
+                self._pending = await self.hall.lobby.handle(self.player, event)
+
+    async def _replied(self) -> None:
+        """Wait until the table has handled this connection's last request (its reply is
+        queued), for at most :data:`REPLY_WAIT`: what answers the next frame comes after
+        it. The session reads on meanwhile; its task is not woken by the table."""
+        pending, self._pending = self._pending, None
+        if pending is not None and not pending.is_set():
+            with trio.move_on_after(REPLY_WAIT):
+                await pending.wait()
 
     def _frame_ended(self, received_at: float) -> None:
         """A whole frame came in: the client is heard (the idle timeout counts frames,
