@@ -263,9 +263,15 @@ class Lobby:
         return data
 
     async def _to_table(self, table: Table, command: Command) -> bool:
-        """Queue a command for a table; False if the table is closed."""
+        """Queue a command for a table; False if the table is closed.
+
+        Without waiting while its inbox has room (the usual case): a send that yields
+        would cost the session a trip through the scheduler for every request."""
         try:
-            await table.inbox.send(command)
+            try:
+                table.inbox.send_nowait(command)
+            except trio.WouldBlock:  # the inbox is full: wait for room (bounded queue)
+                await table.inbox.send(command)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             return False
         return True

@@ -102,7 +102,11 @@ class ServerSession:
         # which detaches it at the end: it must never close the stream's descriptor)
         self._raw: socket.socket
         self._unsent: bytes | memoryview = b""  # written when the socket drains
-        self._wake_writer = trio.Event()  # bytes wait for the socket, or the outbox closed
+        # The writer task, started the first time bytes wait for the socket (an idle
+        # connection never needs one): woken by this event, it says it is done by the other
+        self._wake_writer: trio.Event | None = None
+        self._written: trio.Event | None = None
+        self._nursery: trio.Nursery | None = None
         self._lost = False  # the socket failed: nothing more is written
         self._done = False  # the session is ending: the flusher writes nothing more
         self.heard_at = trio.current_time()  # when the client's last whole frame came
@@ -191,12 +195,11 @@ class ServerSession:
             return  # the client did not take its welcome: nothing can follow it
         async with trio.open_nursery() as nursery:
             self._cancel = nursery.cancel_scope
+            self._nursery = nursery
             outbox = player.outbox = self._outbox = Outbox(
                 s.max_output_bytes, self.hall.output, encode=self._encode_one,
                 on_overflow=self._overflow, flush=self._flush,
                 schedule=self.hall.flusher.schedule)
-            written = trio.Event()
-            nursery.start_soon(self._writer, outbox, written)
             await self.hall.lobby.connected(player)
             with self._reading:
                 await self._reader()
@@ -206,9 +209,14 @@ class ServerSession:
             if self._closing is not None and outbox.put(self._closing):
                 self._closing = None
             outbox.close()
-            self._wake_writer.set()
             with trio.move_on_after(s.send_timeout):
-                await written.wait()
+                if self._wake_writer is None:  # no writer task: what is queued goes now
+                    self._wake_writer = trio.Event()  # (so that none is started meanwhile)
+                    await self._writer(outbox, trio.Event())
+                else:
+                    self._wake_writer.set()
+                    assert self._written is not None
+                    await self._written.wait()
             nursery.cancel_scope.cancel()
 
     async def _log_in(self, hello: Hello) -> Login | None:
@@ -411,14 +419,15 @@ class ServerSession:
         if self._outbox is not None:
             self._outbox.release()  # the player is no longer connected; puts are refused
         self._reading.cancel()
-        self._wake_writer.set()
+        if self._wake_writer is not None:
+            self._wake_writer.set()
 
     def _write_now(self, data: bytes | memoryview) -> None:
         """One non-blocking write; what the socket does not take waits in ``_unsent``.
         (Over TLS all of it waits there, for the writer task.)"""
         if self._tls:
             self._unsent = data
-            self._wake_writer.set()
+            self._wake()
             return
         try:
             sent = self._raw.send(data)
@@ -431,9 +440,17 @@ class ServerSession:
             self._outbox.written(sent)
         if sent < len(data):
             self._unsent = memoryview(data)[sent:]
-            self._wake_writer.set()
+            self._wake()
         else:
             self._unsent = b""
+
+    def _wake(self) -> None:
+        """Bytes wait for the socket: the writer task takes over (started the first time)."""
+        if self._wake_writer is not None:
+            self._wake_writer.set()
+        elif self._nursery is not None and self._outbox is not None:
+            self._wake_writer, self._written = trio.Event(), trio.Event()
+            self._nursery.start_soon(self._writer, self._outbox, self._written)
 
     async def _writer(self, outbox: Outbox, written: trio.Event) -> None:
         """Wait for the socket whenever it is full, until the outbox is closed and written.
@@ -462,6 +479,7 @@ class ServerSession:
                     continue
                 if outbox.closed and not outbox.chunks:
                     return
+                assert self._wake_writer is not None
                 await self._wake_writer.wait()
                 self._wake_writer = trio.Event()
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
