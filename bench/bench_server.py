@@ -130,12 +130,16 @@ class LightClient:
         return hashlib.sha256(self.mine).hexdigest()
 
     @classmethod
-    async def connect(cls, port: int, name: str, tls: bool = False) -> LightClient:
+    async def connect(cls, port: int, name: str, tls: bool = False, *, lobby: bool = True
+                      ) -> LightClient:
+        """Say hello; ``lobby``: False to ask for our own tables' lobby updates only."""
         client = cls(await open_stream(port, tls))
         await client.send({"type": "hello", "protocol": "rummyhall", "versions": [1],
                            "name": name, "kind": "bot"})
         welcome = await client.receive()
         assert welcome["type"] == "welcome", welcome
+        if not lobby:
+            await client.request({"type": "lobby_updates", "on": False})
         return client
 
     async def send(self, message: dict[str, object]) -> None:
@@ -167,16 +171,18 @@ class LightClient:
 
 
 async def play_tables(port: int, tables: int, seconds: float, rate: float | None,
-                      tag: str, *, tls: bool = False, contribute: bool = True
-                      ) -> dict[str, object]:
+                      tag: str, *, tls: bool = False, contribute: bool = True,
+                      ready: bool = False, lobby: bool = True) -> dict[str, object]:
     """Play Gin tables for ``seconds``; ``rate`` caps each table's actions per second;
     ``contribute``: each seat contributes to every shuffle (docs/protocol.md, "Verifiable
-    deals"), as our client library does."""
+    deals"), as our client library does; ``ready``: print ``ready`` once every table is
+    set up (the clock starts then); ``lobby``: the seats get every table's lobby updates
+    (False: only their own table's, as the client library's bots ask)."""
     latencies: list[float] = []
     actions = frames = 0
     stop_at = warm_until = math.inf
     rng = random.Random()
-    ready = 0
+    set_up = 0
     go = trio.Event()
 
     async def act(client: LightClient, table: int, message: dict[str, object],
@@ -215,8 +221,8 @@ async def play_tables(port: int, tables: int, seconds: float, rate: float | None
                 await client.send({"type": "start", "table": table, "id": client.ids})
 
     async def table_pair(n: int) -> None:
-        a = await LightClient.connect(port, f"{tag}a{n}", tls)
-        b = await LightClient.connect(port, f"{tag}b{n}", tls)
+        a = await LightClient.connect(port, f"{tag}a{n}", tls, lobby=lobby)
+        b = await LightClient.connect(port, f"{tag}b{n}", tls, lobby=lobby)
         reply = await a.request({"type": "create_table", "game": "gin", "players": 2,
                                  "options": {"target_score": 50}})
         table = reply["table"]
@@ -225,9 +231,11 @@ async def play_tables(port: int, tables: int, seconds: float, rate: float | None
         await b.request({"type": "join", "table": table, "seat": 1})
         await a.first_commitment(table, contribute)
         await b.first_commitment(table, contribute)
-        nonlocal ready
-        ready += 1
-        if ready == tables:
+        nonlocal set_up
+        set_up += 1
+        if set_up == tables:
+            if ready:
+                print("ready", flush=True)
             go.set()
         await go.wait()  # the clock starts once every table is set up
         await a.request({"type": "start", "table": table})
@@ -358,7 +366,8 @@ def client_main(args: argparse.Namespace) -> None:
     async def main() -> dict[str, object]:
         if args.mode == "play":
             return await play_tables(args.port, args.tables, args.seconds, args.rate, args.tag,
-                                     tls=args.tls, contribute=not args.no_contribute)
+                                     tls=args.tls, contribute=not args.no_contribute,
+                                     ready=args.ready, lobby=not args.no_lobby)
         if args.mode == "connect":
             return await connect_series(args.port, args.count, args.tls, args.tag)
         if args.mode == "idle":
@@ -414,13 +423,14 @@ def start_server(port: int, data: str = ":memory:", journal: bool = True, tls: b
 
 
 def server_command(port: int, data: str = ":memory:", journal: bool = True,
-                   tls: bool = False) -> list[str]:
+                   tls: bool = False, connections: int = 5000) -> list[str]:
     """The command line of the bench's server (``python -m rummyhall serve ...``)."""
     return [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
                "--data", data, "--journal" if journal else "--no-journal",
                "--port", str(port), "--no-beacon", "--house-delay", "0", "--hand-pause", "0",
                "--messages-per-second", "10000", "--burst", "10000",
-               "--max-connections", "5000", "--max-per-address", "5000",
+               "--max-connections", str(connections), "--max-per-address", str(connections),
+               "--max-tables", "500",
                "--log-level", "warning", "--tls" if tls else "--no-tls"]
 
 
@@ -684,6 +694,8 @@ if __name__ == "__main__":
         sub.add_argument("--tag", default="c")
         sub.add_argument("--tls", action="store_true")
         sub.add_argument("--no-contribute", action="store_true")
+        sub.add_argument("--ready", action="store_true")
+        sub.add_argument("--no-lobby", action="store_true")
         client_main(sub.parse_args(sys.argv[2:]))
     elif len(sys.argv) > 1 and sys.argv[1] == "echo-server":
         trio.run(echo_server, int(sys.argv[2]))
