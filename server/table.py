@@ -312,8 +312,17 @@ class Table:
                     self._open_round()  # was lost; its seats are told at their snapshot)
                 await self._advance()  # a table restored from the journal carries on
             while not self.closed:
-                await self._commands_until_timer()
-                if not self.closed:
+                wake = min(self.deadline, self.bot_due, self.pause_until, self._grace_due(),
+                           self._round_due())
+                command: Command | None = None
+                if wake == math.inf:  # no timer: no cancel scope to set up and tear down
+                    command = await self._receive.receive()
+                else:
+                    with trio.move_on_at(wake):
+                        command = await self._receive.receive()
+                if command is not None:
+                    await self._command(command)
+                else:
                     await self._on_timer(trio.current_time())
         except (trio.EndOfChannel, trio.ClosedResourceError):
             pass
@@ -325,30 +334,6 @@ class Table:
             self._refuse_queued()
             if self.failed:
                 self._changed()  # the lobby takes a failed table off its list
-
-    async def _commands_until_timer(self) -> None:
-        """Handle commands until the earliest timer comes due (or the table closes).
-
-        The wait for the next command is bounded by that timer: one cancel scope for the
-        run of commands between two timers, its deadline moved before each wait, rather
-        than a scope set up and torn down for every command. While a command is handled
-        the deadline is off, so nothing it waits for (its commit) is ever cancelled; a
-        command that arrived as the deadline passed is handled after the scope.
-        """
-        receive = self._receive.receive
-        late: Command | None = None
-        with trio.CancelScope() as timer:
-            while not self.closed:
-                timer.deadline = min(self.deadline, self.bot_due, self.pause_until,
-                                     self._grace_due(), self._round_due())
-                command = await receive()
-                timer.deadline = math.inf
-                if timer.cancel_called:  # (the deadline passed as it came: no waits here)
-                    late = command
-                    break
-                await self._command(command)
-        if late is not None:
-            await self._command(late)
 
     async def _command(self, command: Command) -> None:
         await self._handle(command)
