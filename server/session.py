@@ -4,8 +4,9 @@ A reader loop feeds the socket's bytes to the sans-IO :class:`~rummyhall.protoco
 and hands each message to the lobby. What the server says to the client is queued in the
 connection's bounded :class:`~rummyhall.server.players.Outbox` and written by the hall's
 :class:`~rummyhall.server.flusher.Flusher` without waiting (a non-blocking system call);
-the session's writer task only waits when the socket's buffer is full, and closes the
-connection when it stays full past the send timeout. Over TLS (:mod:`.tls`) the bytes
+the session's writer task (started the first time the socket's buffer is full: an idle
+connection has none) waits for the socket to drain, and closes the connection when it
+stays full past the send timeout. Over TLS (:mod:`.tls`) the bytes
 must be encrypted by the TLS stream, which only has an async ``send_all``: the flusher
 hands each write to the writer task instead, bounded the same way. Limits are enforced here: the
 handshake and idle timeouts, the rate bucket, the time one write may take.
