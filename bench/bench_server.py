@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 import msgpack
@@ -129,12 +130,16 @@ class LightClient:
         return hashlib.sha256(self.mine).hexdigest()
 
     @classmethod
-    async def connect(cls, port: int, name: str, tls: bool = False) -> LightClient:
+    async def connect(cls, port: int, name: str, tls: bool = False, *, lobby: bool = True
+                      ) -> LightClient:
+        """Say hello; ``lobby``: False to ask for our own tables' lobby updates only."""
         client = cls(await open_stream(port, tls))
         await client.send({"type": "hello", "protocol": "rummyhall", "versions": [1],
                            "name": name, "kind": "bot"})
         welcome = await client.receive()
         assert welcome["type"] == "welcome", welcome
+        if not lobby:
+            await client.request({"type": "lobby_updates", "on": False})
         return client
 
     async def send(self, message: dict[str, object]) -> None:
@@ -166,16 +171,18 @@ class LightClient:
 
 
 async def play_tables(port: int, tables: int, seconds: float, rate: float | None,
-                      tag: str, *, tls: bool = False, contribute: bool = True
-                      ) -> dict[str, object]:
+                      tag: str, *, tls: bool = False, contribute: bool = True,
+                      ready: bool = False, lobby: bool = True) -> dict[str, object]:
     """Play Gin tables for ``seconds``; ``rate`` caps each table's actions per second;
     ``contribute``: each seat contributes to every shuffle (docs/protocol.md, "Verifiable
-    deals"), as our client library does."""
+    deals"), as our client library does; ``ready``: print ``ready`` once every table is
+    set up (the clock starts then); ``lobby``: the seats get every table's lobby updates
+    (False: only their own table's, as the client library's bots ask)."""
     latencies: list[float] = []
     actions = frames = 0
     stop_at = warm_until = math.inf
     rng = random.Random()
-    ready = 0
+    set_up = 0
     go = trio.Event()
 
     async def act(client: LightClient, table: int, message: dict[str, object],
@@ -214,8 +221,8 @@ async def play_tables(port: int, tables: int, seconds: float, rate: float | None
                 await client.send({"type": "start", "table": table, "id": client.ids})
 
     async def table_pair(n: int) -> None:
-        a = await LightClient.connect(port, f"{tag}a{n}", tls)
-        b = await LightClient.connect(port, f"{tag}b{n}", tls)
+        a = await LightClient.connect(port, f"{tag}a{n}", tls, lobby=lobby)
+        b = await LightClient.connect(port, f"{tag}b{n}", tls, lobby=lobby)
         reply = await a.request({"type": "create_table", "game": "gin", "players": 2,
                                  "options": {"target_score": 50}})
         table = reply["table"]
@@ -224,9 +231,11 @@ async def play_tables(port: int, tables: int, seconds: float, rate: float | None
         await b.request({"type": "join", "table": table, "seat": 1})
         await a.first_commitment(table, contribute)
         await b.first_commitment(table, contribute)
-        nonlocal ready
-        ready += 1
-        if ready == tables:
+        nonlocal set_up
+        set_up += 1
+        if set_up == tables:
+            if ready:
+                print("ready", flush=True)
             go.set()
         await go.wait()  # the clock starts once every table is set up
         await a.request({"type": "start", "table": table})
@@ -357,7 +366,8 @@ def client_main(args: argparse.Namespace) -> None:
     async def main() -> dict[str, object]:
         if args.mode == "play":
             return await play_tables(args.port, args.tables, args.seconds, args.rate, args.tag,
-                                     tls=args.tls, contribute=not args.no_contribute)
+                                     tls=args.tls, contribute=not args.no_contribute,
+                                     ready=args.ready, lobby=not args.no_lobby)
         if args.mode == "connect":
             return await connect_series(args.port, args.count, args.tls, args.tag)
         if args.mode == "idle":
@@ -400,21 +410,28 @@ def summary(label: str, results: list[dict[str, object]]) -> tuple[float, float]
     return rate, frame_rate
 
 
-def start_server(port: int, data: str = ":memory:", journal: bool = True, tls: bool = False
-                 ) -> subprocess.Popen[bytes]:
+def start_server(port: int, data: str = ":memory:", journal: bool = True, tls: bool = False,
+                 env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """The server on ``data`` (the journal's real commit policy on a file), or with
     ``--no-journal`` (no persistence at all); with ``tls``, over TLS (its self-signed
     certificate is made beside ``data``)."""
-    command = [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
-               "--data", data, "--journal" if journal else "--no-journal",
-               "--port", str(port), "--no-beacon", "--house-delay", "0", "--hand-pause", "0",
-               "--messages-per-second", "10000", "--burst", "10000",
-               "--max-connections", "5000", "--max-per-address", "5000",
-               "--log-level", "warning", "--tls" if tls else "--no-tls"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE)
+    server = subprocess.Popen(server_command(port, data, journal, tls), stdout=subprocess.PIPE,
+                              env=env)
     assert server.stdout is not None
     server.stdout.readline()
     return server
+
+
+def server_command(port: int, data: str = ":memory:", journal: bool = True,
+                   tls: bool = False, connections: int = 5000) -> list[str]:
+    """The command line of the bench's server (``python -m rummyhall serve ...``)."""
+    return [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
+               "--data", data, "--journal" if journal else "--no-journal",
+               "--port", str(port), "--no-beacon", "--house-delay", "0", "--hand-pause", "0",
+               "--messages-per-second", "10000", "--burst", "10000",
+               "--max-connections", str(connections), "--max-per-address", str(connections),
+               "--max-tables", "500",
+               "--log-level", "warning", "--tls" if tls else "--no-tls"]
 
 
 def main() -> None:
@@ -430,6 +447,14 @@ def main() -> None:
     parser.add_argument("--tls", action="store_true",
                         help="also measure the cost of TLS: the game load and connections "
                              "against a plain and a --tls server, side by side")
+    parser.add_argument("--baseline", default=None, metavar="TREE",
+                        help="another source tree of the project (a checkout of main): "
+                             "run its server and this tree's in alternating rounds and "
+                             "print the medians side by side")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of the comparison (with --baseline)")
+    parser.add_argument("--quick", action="store_true",
+                        help="leave out the run without contributions")
     args = parser.parse_args()
     per = max(1, args.tables // args.procs)
     print(f"loopback, {os.cpu_count()} cores; {args.procs} client processes, "
@@ -438,7 +463,11 @@ def main() -> None:
 
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        run(args, per, port, args.data or os.path.join(tmp, "bench.sqlite3"))
+        if args.baseline:
+            compare(args, per, tmp)
+            return
+        figures = run(args, per, port, args.data or os.path.join(tmp, "bench.sqlite3"))
+        against_echo(figures, echo(args, per))
         if args.tls:
             tls_cost(args, per, tmp)
 
@@ -502,9 +531,13 @@ def tls_cost(args: argparse.Namespace, per: int, tmp: str) -> None:
               f"p99 {times[int(len(times) * 0.99)] * 1000:6.2f} ms")
 
 
-def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
+def run(args: argparse.Namespace, per: int, port: int, data: str,
+        env: dict[str, str] | None = None) -> dict[str, float]:
+    """The game loads against one server (``env``: its environment, a baseline tree's);
+    prints their lines and returns the figures compared with the echo's."""
     print(f"  data: {'none (--no-journal)' if args.no_journal else data}")
-    server = start_server(port, data, journal=not args.no_journal)
+    server = start_server(port, data, journal=not args.no_journal, env=env)
+    figures: dict[str, float] = {}
     try:
         base = rss_kib(server.pid)
         idle = [spawn("client", "idle", str(port), "--count", str(args.idle // args.procs),
@@ -513,8 +546,9 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
         time.sleep(min(10.0, 2 + args.idle / 200))
         with_idle = rss_kib(server.pid)
         held = args.idle // args.procs * args.procs
+        figures["kib_per_idle"] = (with_idle - base) / max(held, 1)
         print(f"  connections held idle: {held}; server memory {base / 1024:.1f} MiB -> "
-              f"{with_idle / 1024:.1f} MiB, {(with_idle - base) / max(held, 1):.1f} KiB "
+              f"{with_idle / 1024:.1f} MiB, {figures['kib_per_idle']:.1f} KiB "
               f"per connection")
         play = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
                       str(args.seconds), "--tag", f"q{i}") for i in range(args.procs)]
@@ -524,20 +558,25 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
         peak, peak_frames = summary("server, full speed (seats contribute to every deal)",
                                     results)
         done = sum(int(r["actions"]) for r in results)  # type: ignore[call-overload]
-        quiet = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
-                       str(args.seconds), "--tag", f"s{i}", "--no-contribute")
-                 for i in range(args.procs)]
-        without, _ = summary("server, full speed (no seat contributes: 1.1 clients)",
-                             collect(quiet))
-        if without:
-            print(f"  contributing / not: {peak / without:.3f} in actions per second (the "
-                  "contributions and their oks; the commitments and the reveals are paid "
-                  "in both)")
+        figures.update(peak=peak, peak_frames=peak_frames,
+                       cpu_per_action=server_cpu / max(done, 1) * 1e6)
+        if not args.quick:
+            quiet = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
+                           str(args.seconds), "--tag", f"s{i}", "--no-contribute")
+                     for i in range(args.procs)]
+            without, _ = summary("server, full speed (no seat contributes: 1.1 clients)",
+                                 collect(quiet))
+            if without:
+                print(f"  contributing / not: {peak / without:.3f} in actions per second "
+                      "(the contributions and their oks; the commitments and the reveals "
+                      "are paid in both)")
         half = peak / 2 / (per * args.procs)  # per table: one seat acts at a time
         paced = [spawn("client", "play", str(port), "--tables", str(per), "--seconds",
                        str(args.seconds), "--rate", f"{half:.3f}", "--tag", f"r{i}")
                  for i in range(args.procs)]
-        summary("server, paced at half of peak", collect(paced))
+        paced_results = collect(paced)
+        summary("server, paced at half of peak", paced_results)
+        figures["p99_paced"] = p99(paced_results) * 1000
         print(f"  connections held during the runs: {held} idle + "
               f"{per * args.procs * 2} playing; peak server memory "
               f"{rss_kib(server.pid) / 1024:.1f} MiB")
@@ -546,31 +585,101 @@ def run(args: argparse.Namespace, per: int, port: int, data: str) -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+    return figures
 
+
+def p99(results: list[dict[str, object]]) -> float:
+    """The 99th percentile of the runs' latencies (seconds; 0 without any)."""
+    lat = sorted(x for r in results for x in r["latencies"])  # type: ignore[attr-defined]
+    return float(lat[min(len(lat) - 1, int(len(lat) * 0.99))]) if lat else 0.0
+
+
+def echo(args: argparse.Namespace, per: int) -> dict[str, float]:
+    """The bare trio msgpack echo under the same client pattern: its rates and CPU."""
     echo_port = free_port()
-    echo = subprocess.Popen([sys.executable, str(Path(__file__)), "echo-server",
-                             str(echo_port)])
+    server = subprocess.Popen([sys.executable, str(Path(__file__)), "echo-server",
+                               str(echo_port)])
     time.sleep(1.0)
     try:
         clients = [spawn("client", "echo", str(echo_port), "--tables", str(per),
                          "--seconds", str(args.seconds)) for _ in range(args.procs)]
-        cpu_before = cpu_seconds(echo.pid)
+        cpu_before = cpu_seconds(server.pid)
         echo_results = collect(clients)
-        echo_cpu = cpu_seconds(echo.pid) - cpu_before
+        echo_cpu = cpu_seconds(server.pid) - cpu_before
         floor, floor_frames = summary("bare trio msgpack echo", echo_results)
         echoed = sum(int(r["actions"]) for r in echo_results)  # type: ignore[call-overload]
     finally:
-        echo.terminate()
-        echo.wait(timeout=30)
-    if floor:
-        print(f"  server / echo: {peak / floor:.2f} in requests, "
-              f"{peak_frames / floor_frames:.2f} in frames (each action is answered with "
-              f"its ok, its events and the next prompts to both seats)")
-    if done and echoed:
-        per_action, per_echo = server_cpu / done * 1e6, echo_cpu / echoed * 1e6
-        print(f"  server CPU per action {per_action:.0f} us (one core: "
-              f"{1e6 / per_action:,.0f} actions/s); echo CPU per round trip {per_echo:.0f} us "
-              f"(one core: {1e6 / per_echo:,.0f}/s); ratio {per_echo / per_action:.2f}")
+        server.terminate()
+        server.wait(timeout=30)
+    return {"rate": floor, "frames": floor_frames, "cpu": echo_cpu / max(echoed, 1) * 1e6}
+
+
+def against_echo(figures: dict[str, float], floor: dict[str, float]) -> None:
+    """Print a server's figures as ratios to the echo's."""
+    if floor["rate"]:
+        print(f"  server / echo: {figures['peak'] / floor['rate']:.2f} in requests, "
+              f"{figures['peak_frames'] / floor['frames']:.2f} in frames (each action is "
+              f"answered with its ok, its events and the next prompts to both seats)")
+    per_action, per_echo = figures["cpu_per_action"], floor["cpu"]
+    print(f"  server CPU per action {per_action:.0f} us (one core: "
+          f"{1e6 / per_action:,.0f} actions/s); echo CPU per round trip {per_echo:.0f} us "
+          f"(one core: {1e6 / per_echo:,.0f}/s); ratio {per_echo / per_action:.2f}")
+
+
+def baseline_env(tree: str, tmp: str) -> dict[str, str]:
+    """The environment that runs ``python -m rummyhall`` from another source tree of the
+    project (a checkout of main, say): a tree of links laid out as the package installs
+    (its pyproject.toml's package-dir), first on PYTHONPATH."""
+    root = Path(tree).resolve()
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    links = Path(tmp) / "baseline"
+    for package, folder in sorted(mapping.items()):
+        target = links.joinpath(*package.split("."))
+        target.mkdir(parents=True, exist_ok=True)
+        for entry in (root / folder).iterdir():
+            if entry.suffix in (".py", ".json") or entry.name == "py.typed":
+                (target / entry.name).symlink_to(entry)
+    for package, folder in mapping.items():  # (a subpackage's own folders: the console)
+        for sub in (root / folder).iterdir():
+            if sub.is_dir() and (sub / "__init__.py").exists() and \
+                    f"{package}.{sub.name}" not in mapping:
+                dest = links.joinpath(*package.split("."), sub.name)
+                if not dest.exists():
+                    dest.symlink_to(sub)
+    return {**os.environ, "PYTHONPATH": str(links)}
+
+
+def compare(args: argparse.Namespace, per: int, tmp: str) -> None:
+    """``--rounds`` rounds, each: the baseline's server, this tree's, then the echo; the
+    medians side by side with the issue's goals."""
+    env = baseline_env(args.baseline, tmp)
+    rows: dict[str, list[dict[str, float]]] = {"baseline": [], "this tree": []}
+    for n in range(args.rounds):
+        for label, runs in rows.items():
+            print(f"round {n + 1}, {label}:")
+            runs.append(run(args, per, free_port(), os.path.join(tmp, f"{label[0]}{n}.sqlite3"),
+                            env if label == "baseline" else None))
+        floor = echo(args, per)
+        for label, runs in rows.items():
+            runs[-1]["frames_ratio"] = runs[-1]["peak_frames"] / max(floor["frames"], 1.0)
+            runs[-1]["cpu_ratio"] = runs[-1]["cpu_per_action"] / max(floor["cpu"], 1e-9)
+            runs[-1]["echo_cpu"] = floor["cpu"]
+            print(f"  {label}:", end="")
+            against_echo(runs[-1], floor)
+    print(f"medians of {args.rounds} rounds ({args.baseline} against this tree):")
+    lines = (("actions per second, full speed", "peak", ",.0f", ""),
+             ("server CPU per action (us)", "cpu_per_action", ",.0f", ""),
+             ("echo CPU per round trip (us)", "echo_cpu", ",.0f", ""),
+             ("CPU per action / echo's", "cpu_ratio", ".2f", "at most 3"),
+             ("frames per second / echo's", "frames_ratio", ".2f", "at least 0.8"),
+             ("p99 at half of peak (ms)", "p99_paced", ".2f", "under 5"),
+             ("memory per idle connection (KiB)", "kib_per_idle", ".1f", "under 12"))
+    print(f"  {'':<34} {'baseline':>10} {'this tree':>10}   goal")
+    for title, key, form, goal in lines:
+        before = statistics.median(r[key] for r in rows["baseline"])
+        after = statistics.median(r[key] for r in rows["this tree"])
+        print(f"  {title:<34} {before:>10{form}} {after:>10{form}}   {goal}")
 
 
 if __name__ == "__main__":
@@ -585,6 +694,8 @@ if __name__ == "__main__":
         sub.add_argument("--tag", default="c")
         sub.add_argument("--tls", action="store_true")
         sub.add_argument("--no-contribute", action="store_true")
+        sub.add_argument("--ready", action="store_true")
+        sub.add_argument("--no-lobby", action="store_true")
         client_main(sub.parse_args(sys.argv[2:]))
     elif len(sys.argv) > 1 and sys.argv[1] == "echo-server":
         trio.run(echo_server, int(sys.argv[2]))

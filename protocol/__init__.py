@@ -33,7 +33,7 @@ from .errors import (
     ProtocolError,
     RemoteProtocolError,
 )
-from .framing import FrameDecoder, encode_frame, json_value
+from .framing import FrameDecoder, encode_frame, encode_message, json_value
 from .limits import (
     DEFAULT_PORT,
     MAX_FRAME,
@@ -247,6 +247,7 @@ __all__ = [
     "check_proof",
     "derive",
     "encode_frame",
+    "encode_message",
     "error_message",
     "event_from_wire",
     "event_to_wire",

@@ -48,10 +48,8 @@ from collections.abc import Callable, Mapping
 from enum import Enum, StrEnum
 from typing import Any, Final, Literal
 
-import msgpack
-
 from .errors import ERROR_CODES, LocalProtocolError, RemoteProtocolError
-from .framing import FrameBuffer, check_value, pack_header, unpack_body, unpack_header
+from .framing import FrameBuffer, check_value, pack_body, pack_header, unpack_body, unpack_header
 from .limits import (
     MAX_FRAME,
     MAX_FRAME_LIMIT,
@@ -228,7 +226,6 @@ class Connection(FrameBuffer):
         # Before the welcome, a client may send MAX_FRAME and a server MAX_SERVER_FRAME.
         super().__init__(MAX_FRAME if role is SERVER else MAX_SERVER_FRAME)
         self._send_limit = MAX_SERVER_FRAME if role is SERVER else MAX_FRAME
-        self._pack = msgpack.Packer().pack
         self._set_state(START)
 
     def __repr__(self) -> str:
@@ -424,7 +421,7 @@ class Connection(FrameBuffer):
         end may not send it now, or when its frame exceeds the peer's limit.
         """
         if message.type in self._send_plain:  # the usual case: a message in READY
-            body: bytes = self._pack(message.to_wire())
+            body: bytes = pack_body(message.to_wire())
             size = len(body)
             if size <= self._send_limit:
                 return pack_header(size) + body
@@ -435,7 +432,7 @@ class Connection(FrameBuffer):
                                      f"{self._state}", code="unexpected_message")
         if nxt is not self._state:
             self._check_send(message)
-        body = self._pack(message.to_wire())
+        body = pack_body(message.to_wire())
         if len(body) > self._send_limit:
             raise LocalProtocolError(f"a {message.type} frame of {len(body)} bytes exceeds "
                                      f"the peer's limit of {self._send_limit}",

@@ -301,8 +301,16 @@ class Journal:
             batch.error = JournalError(self.failed)
         elif batch.statements:
             try:
-                async with self._writing:
+                # (the lock without a trip through the scheduler when it is free, as it
+                # nearly always is: only a checkpoint emptying the WAL holds it)
+                try:
+                    self._writing.acquire_nowait()
+                except trio.WouldBlock:
+                    await self._writing.acquire()
+                try:
                     await self._write(batch.statements)
+                finally:
+                    self._writing.release()
                 self.commits += 1
             except StoreError as exc:
                 self._fail(str(exc))

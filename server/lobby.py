@@ -58,7 +58,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("rummyhall.lobby")
 
-REPLY_WAIT = 30.0  # seconds a session waits for a table to handle its request, at most
 UPDATE_CHUNK = 32  # clients told of lobby changes between two turns of the tables
 
 
@@ -147,8 +146,15 @@ class Lobby:
 
     # ------------------------------------------------------------------ requests
 
-    async def handle(self, player: Player, message: Message) -> None:
-        """Handle a request of ``player``: lobby requests here, table requests in the table."""
+    async def handle(self, player: Player, message: Message) -> trio.Event | None:
+        """Handle a request of ``player``: lobby requests here, table requests in the table.
+
+        A table request is queued in the table's inbox and handled by its task: the event
+        returned is set once it is (its reply queued). The session waits for it before it
+        handles its next request, so that replies come in the order of the requests, but
+        not before it reads on: the table's reply does not wake the session's task. None:
+        the reply is queued already.
+        """
         table_id = getattr(message, "table", None)
         if isinstance(message, ListTables):
             if player.connected:  # (a connection being closed is sent nothing more)
@@ -181,19 +187,18 @@ class Lobby:
                 self._reply(player, getattr(message, "id", None),
                             TableError("no_such_table", f"there is no table {table_id}"))
             elif isinstance(message, (Join, Watch)) and not self._let_in(player, table, message):
-                return
+                return None
             else:
                 # the session waits for the table, so replies come in the order of requests
                 command = Command(player, message, trio.Event(), player.outbox)
                 if not await self._to_table(table, command):
                     self._reply(player, getattr(message, "id", None),
                                 TableError("no_such_table", f"table {table_id} was removed"))
-                    return
-                assert command.done is not None
-                with trio.move_on_after(REPLY_WAIT):
-                    await command.done.wait()
+                    return None
+                return command.done
         else:
             log.warning("no handler for %r", message)
+        return None
 
     def _let_in(self, player: Player, table: Table, message: Join | Watch) -> bool:
         """The door of a private table: True if ``player`` may go on to the table with
@@ -258,9 +263,15 @@ class Lobby:
         return data
 
     async def _to_table(self, table: Table, command: Command) -> bool:
-        """Queue a command for a table; False if the table is closed."""
+        """Queue a command for a table; False if the table is closed.
+
+        Without waiting while its inbox has room (the usual case): a send that yields
+        would cost the session a trip through the scheduler for every request."""
         try:
-            await table.inbox.send(command)
+            try:
+                table.inbox.send_nowait(command)
+            except trio.WouldBlock:  # the inbox is full: wait for room (bounded queue)
+                await table.inbox.send(command)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             return False
         return True

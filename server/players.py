@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-import msgpack
-
-from rummyhall.protocol import MAX_SERVER_FRAME, Message, encode_frame
+from rummyhall.protocol import MAX_SERVER_FRAME, Message, encode_message
 
 from .tokens import digest, matches, new_token
 
@@ -31,9 +29,9 @@ class Prepared:
         self.messages = messages
         self.charged = False  # a reply for one connection: its size costs that one's rate
         if len(messages) == 1:
-            self.data = encode_frame(msgpack.packb(messages[0].to_wire()), MAX_SERVER_FRAME)
+            self.data = encode_message(messages[0].to_wire(), MAX_SERVER_FRAME)
         else:
-            self.data = b"".join(encode_frame(msgpack.packb(m.to_wire()), MAX_SERVER_FRAME)
+            self.data = b"".join(encode_message(m.to_wire(), MAX_SERVER_FRAME)
                                  for m in messages)
 
 

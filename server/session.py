@@ -4,8 +4,9 @@ A reader loop feeds the socket's bytes to the sans-IO :class:`~rummyhall.protoco
 and hands each message to the lobby. What the server says to the client is queued in the
 connection's bounded :class:`~rummyhall.server.players.Outbox` and written by the hall's
 :class:`~rummyhall.server.flusher.Flusher` without waiting (a non-blocking system call);
-the session's writer task only waits when the socket's buffer is full, and closes the
-connection when it stays full past the send timeout. Over TLS (:mod:`.tls`) the bytes
+the session's writer task (started the first time the socket's buffer is full: an idle
+connection has none) waits for the socket to drain, and closes the connection when it
+stays full past the send timeout. Over TLS (:mod:`.tls`) the bytes
 must be encrypted by the TLS stream, which only has an async ``send_all``: the flusher
 hands each write to the writer task instead, bounded the same way. Limits are enforced here: the
 handshake and idle timeouts, the rate bucket, the time one write may take.
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.session")
 
 READ_SIZE = 65_536
+REPLY_WAIT = 30.0  # seconds a session waits for a table to handle its request, at most
 LINGER_SECONDS = 1.0  # a closing connection reads (and drops) what comes for this long
 LINGER_BYTES = 1_048_576  # or this much
 FEATURES = ("bots", "chat", "lobby_updates", "private_tables", "resume", "spectators",
@@ -101,7 +103,11 @@ class ServerSession:
         # which detaches it at the end: it must never close the stream's descriptor)
         self._raw: socket.socket
         self._unsent: bytes | memoryview = b""  # written when the socket drains
-        self._wake_writer = trio.Event()  # bytes wait for the socket, or the outbox closed
+        # The writer task, started the first time bytes wait for the socket (an idle
+        # connection never needs one): woken by this event, it says it is done by the other
+        self._wake_writer: trio.Event | None = None
+        self._written: trio.Event | None = None
+        self._nursery: trio.Nursery | None = None
         self._lost = False  # the socket failed: nothing more is written
         self._done = False  # the session is ending: the flusher writes nothing more
         self.heard_at = trio.current_time()  # when the client's last whole frame came
@@ -122,6 +128,7 @@ class ServerSession:
         self._closing: ErrorMessage | None = None
         self.close_code: str | None = None  # why the server closed it (None: the client)
         self._outbox: Outbox | None = None
+        self._pending: trio.Event | None = None  # set once the last request is handled
 
     @property
     def features(self) -> tuple[str, ...]:
@@ -189,22 +196,28 @@ class ServerSession:
             return  # the client did not take its welcome: nothing can follow it
         async with trio.open_nursery() as nursery:
             self._cancel = nursery.cancel_scope
+            self._nursery = nursery
             outbox = player.outbox = self._outbox = Outbox(
                 s.max_output_bytes, self.hall.output, encode=self._encode_one,
                 on_overflow=self._overflow, flush=self._flush,
                 schedule=self.hall.flusher.schedule)
-            written = trio.Event()
-            nursery.start_soon(self._writer, outbox, written)
             await self.hall.lobby.connected(player)
             with self._reading:
                 await self._reader()
+            with trio.move_on_after(s.send_timeout):
+                await self._replied()  # (the reply of its last request goes first)
             # Reading is over: what is queued goes out first, then the closing error if any.
             if self._closing is not None and outbox.put(self._closing):
                 self._closing = None
             outbox.close()
-            self._wake_writer.set()
             with trio.move_on_after(s.send_timeout):
-                await written.wait()
+                if self._wake_writer is None:  # no writer task: what is queued goes now
+                    self._wake_writer = trio.Event()  # (so that none is started meanwhile)
+                    await self._writer(outbox, trio.Event())
+                else:
+                    self._wake_writer.set()
+                    assert self._written is not None
+                    await self._written.wait()
             nursery.cancel_scope.cancel()
 
     async def _log_in(self, hello: Hello) -> Login | None:
@@ -306,6 +319,7 @@ class ServerSession:
                 event = self.conn.next_event()
             except RemoteProtocolError as exc:
                 self._frame_ended(received_at)
+                await self._replied()
                 if exc.fatal:
                     self._queue(error_message(exc))
                     return
@@ -331,6 +345,7 @@ class ServerSession:
             if event is CLOSED or event is PAUSED:
                 return
             self._frame_ended(received_at)
+            await self._replied()
             if isinstance(event, Bye):  # (honoured whatever the rate: it has no reply)
                 await self.hall.lobby.leave_all(self.player)
                 return
@@ -345,7 +360,16 @@ class ServerSession:
             elif isinstance(event, ADMIN_REQUESTS):
                 await self.hall.admin.handle(self, event)
             else:
-                await self.hall.lobby.handle(self.player, event)
+                self._pending = await self.hall.lobby.handle(self.player, event)
+
+    async def _replied(self) -> None:
+        """Wait until the table has handled this connection's last request (its reply is
+        queued), for at most :data:`REPLY_WAIT`: what answers the next frame comes after
+        it. The session reads on meanwhile; its task is not woken by the table."""
+        pending, self._pending = self._pending, None
+        if pending is not None and not pending.is_set():
+            with trio.move_on_after(REPLY_WAIT):
+                await pending.wait()
 
     def _frame_ended(self, received_at: float) -> None:
         """A whole frame came in: the client is heard (the idle timeout counts frames,
@@ -396,14 +420,15 @@ class ServerSession:
         if self._outbox is not None:
             self._outbox.release()  # the player is no longer connected; puts are refused
         self._reading.cancel()
-        self._wake_writer.set()
+        if self._wake_writer is not None:
+            self._wake_writer.set()
 
     def _write_now(self, data: bytes | memoryview) -> None:
         """One non-blocking write; what the socket does not take waits in ``_unsent``.
         (Over TLS all of it waits there, for the writer task.)"""
         if self._tls:
             self._unsent = data
-            self._wake_writer.set()
+            self._wake()
             return
         try:
             sent = self._raw.send(data)
@@ -416,9 +441,17 @@ class ServerSession:
             self._outbox.written(sent)
         if sent < len(data):
             self._unsent = memoryview(data)[sent:]
-            self._wake_writer.set()
+            self._wake()
         else:
             self._unsent = b""
+
+    def _wake(self) -> None:
+        """Bytes wait for the socket: the writer task takes over (started the first time)."""
+        if self._wake_writer is not None:
+            self._wake_writer.set()
+        elif self._nursery is not None and self._outbox is not None:
+            self._wake_writer, self._written = trio.Event(), trio.Event()
+            self._nursery.start_soon(self._writer, self._outbox, self._written)
 
     async def _writer(self, outbox: Outbox, written: trio.Event) -> None:
         """Wait for the socket whenever it is full, until the outbox is closed and written.
@@ -447,6 +480,7 @@ class ServerSession:
                     continue
                 if outbox.closed and not outbox.chunks:
                     return
+                assert self._wake_writer is not None
                 await self._wake_writer.wait()
                 self._wake_writer = trio.Event()
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):

@@ -321,9 +321,7 @@ class Table:
                     with trio.move_on_at(wake):
                         command = await self._receive.receive()
                 if command is not None:
-                    await self._handle(command)
-                    if self._shuffle_ready():  # (a seat it waited for left, or dropped)
-                        await self._advance()
+                    await self._command(command)
                 else:
                     await self._on_timer(trio.current_time())
         except (trio.EndOfChannel, trio.ClosedResourceError):
@@ -336,6 +334,11 @@ class Table:
             self._refuse_queued()
             if self.failed:
                 self._changed()  # the lobby takes a failed table off its list
+
+    async def _command(self, command: Command) -> None:
+        await self._handle(command)
+        if self._shuffle_ready():  # (a seat it waited for left, or dropped)
+            await self._advance()
 
     def _waits_for_chance(self) -> bool:
         game = self.game
@@ -922,16 +925,27 @@ class Table:
         ended = any(isinstance(e, HandScored) for e in events)
         for event in events:
             self.seq += 1
+            # encoded once per distinct view: once for all when nothing of it is hidden
+            # (event_for gives the event itself), else once per seat that sees it otherwise
+            public: Prepared | None = None
             cache: dict[int | None, Prepared] = {}
             for player, seat in audience:
                 message = cache.get(seat)
                 if message is None:
-                    message = Prepared(EventMessage(table=self.id, seq=self.seq,
-                                                    event=event_to_wire(event_for(event, seat))))
+                    seen = event_for(event, seat)
+                    if seen is not event:
+                        message = self._event_message(seen)
+                    elif public is None:
+                        message = public = self._event_message(event)
+                    else:
+                        message = public
                     cache[seat] = message
                 player.send(message)
         if ended:
             self._reveal_hand()
+
+    def _event_message(self, event: Event) -> Prepared:
+        return Prepared(EventMessage(table=self.id, seq=self.seq, event=event_to_wire(event)))
 
     def _send_snapshot(self, player: Player, seat: int | None) -> None:
         view: dict[str, Any] | None = None

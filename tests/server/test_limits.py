@@ -35,6 +35,8 @@ from rummyhall.protocol import (
     Welcome,
 )
 from rummyhall.server import Hall, Settings
+from rummyhall.server import table as table_module
+from rummyhall.server.players import Player
 
 
 def fatal_codes(messages: Sequence[object]) -> list[str]:
@@ -256,6 +258,45 @@ async def test_replies_come_in_the_order_of_the_requests(hall: Hall) -> None:
         if isinstance(message, (Ok, Pong)):
             replies.append(message.id)
     assert replies == [2, 3]
+    await raw.aclose()
+
+
+async def test_a_session_reads_on_while_its_table_works_and_replies_keep_their_order(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session hands a table request over and goes back to reading its socket (its
+    task is not woken by the table's reply): a ping that comes while the table holds a
+    watch is read at once (the client is heard), but answered only after the watch's ok,
+    and the frames behind it in their order."""
+    held, release = trio.Event(), trio.Event()
+    watch = table_module.Table._watch
+
+    async def slow_watch(self: table_module.Table, player: Player, msg: Watch) -> None:
+        held.set()
+        await release.wait()
+        await watch(self, player, msg)
+
+    monkeypatch.setitem(table_module.Table._handlers, Watch, slow_watch)
+    assert hall.port
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("ada")
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    created = await raw.receive()
+    assert isinstance(created, Ok) and created.table is not None
+    (session,) = hall.sessions
+    await raw.send(Watch(table=created.table, id=2))
+    with trio.fail_after(HANG_GUARD):
+        await held.wait()
+    heard = session.heard_at
+    await trio.sleep(0.01)
+    await raw.send_bytes(raw.conn.send(Ping(id=3)) + raw.conn.send(ListTables(id=4)))
+    await wait_for(lambda: session.heard_at > heard)  # read while the table still works
+    release.set()
+    replies: list[object] = []
+    while len(replies) < 3:
+        message = await raw.receive()
+        if isinstance(message, (Ok, Pong, Tables)):
+            replies.append(message.id)
+    assert replies == [2, 3, 4]
     await raw.aclose()
 
 
