@@ -86,7 +86,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import reduce
 from itertools import combinations, product
+from operator import or_
 from typing import Final, TypeVar
 
 from .cards import JOKER_RANK, MAX_COPIES, Card, format_cards, sort_key
@@ -125,6 +127,10 @@ _NO_LIMIT: Final = 31  # "unbounded" capacity; capacities are capped by the wild
 _MAX_HAND: Final = 20  # cards per call; the games hold 14 at most (5-bit counts fit too)
 _ONE_MELD: Final = 5  # the most cards that cannot hold two melds
 _KEPT_WILDS: Final = 3  # the bounds' suit tables are kept for this many wild cards
+# By rank: the bits of its four faces' counts in the general path's multiset.
+_RANK_FIELDS: Final = tuple(sum(_COUNT << (_FIELD * (t * 16 + r)) for t in range(4))
+                            for r in range(16))
+_COVER_WILDS: Final = 3  # the needy bound (:meth:`_Context.cover`) takes this many at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +249,24 @@ def _value_tables(mode: AceMode, rank_points: tuple[int, ...]) -> tuple[list[int
     return tables
 
 
+_MAX_TABLES: Final[dict[tuple[int, ...], list[int]]] = {}
+
+
+def _max_table(rank_points: tuple[int, ...]) -> list[int]:
+    """Of every suit pattern: the points of its dearest card (shared like the value tables)."""
+    table = _MAX_TABLES.get(rank_points)
+    if table is None:
+        table = [0] * _PATTERNS
+        for r in range(1, 14):  # a pattern's dearest card: its own, or one of its lower bits'
+            bit = 1 << r
+            for p in range(bit, 2 * bit):
+                table[p] = max(table[p - bit], rank_points[r])
+        if len(_MAX_TABLES) >= _MAX_CONTEXTS:
+            _MAX_TABLES.clear()
+        _MAX_TABLES[rank_points] = table
+    return table
+
+
 def _bits(x: int) -> Iterator[int]:
     """Positions of the set bits of ``x``, lowest first."""
     while x:
@@ -329,6 +353,12 @@ class _Context:
                            for code, bit in bits.items()}.__getitem__
         wild = rules.wild_rank
         self.wild_bits = 1 | ((_SPREAD << wild) if wild else 0)
+        # A natural card's face bit (0 for a wild card), and 1 for a wild card: two sums
+        # and one "or" profile a hand for the bounds (:meth:`needy`).
+        self.natural_bit = {code: 0 if code & 15 in (JOKER_RANK, wild) else bit
+                            for code, bit in bits.items()}.__getitem__
+        self.wild_one = {code: int(code & 15 in (JOKER_RANK, wild))
+                         for code in bits}.__getitem__
         smax = rules.max_set_size
         self.set_sizes = tuple(n for n in (3, 4) if smax == 0 or n <= smax)
         self.rank_options = _Lazy(self._rank_options)
@@ -346,11 +376,14 @@ class _Context:
         self.partner_masks = [_Lazy(self._partner_mask(w)) for w in range(_KEPT_WILDS + 1)]
         self.pattern_points = [v + d for v, d in zip(self.run_value, self.suit_deadwood,
                                                      strict=True)]
+        self.pattern_max = _max_table(tuple(self.rank_points))
         self.wild_runs = _Lazy(self._wild_runs)
+        # By wild cards t (1..3), then suit pattern: the runs t wild cards can make.
+        self.windows = [_Lazy(self._windows(t)) for t in range(_COVER_WILDS + 1)]
         # General path.
         self.memo: dict[int, int] = {}
-        self.set_cache: dict[tuple[int, ...], _SetCands] = {}
-        self.run_cache: dict[tuple[int, int, int], _SetCands] = {}
+        self.set_cache: dict[int, _SetCands] = {}
+        self.run_cache: dict[int, _SetCands] = {}
         self.leaf_cache: dict[tuple[int, int, int, int], tuple[int, int, int, int]] = {}
         self.recursions: dict[tuple[int, int], Callable[[int, int, int, int], int]] = {}
         # The bounded search: per state, the largest bound known to be too small.
@@ -485,6 +518,133 @@ class _Context:
                 if run.bit_count() >= 2:
                     out.append(_ranks_of(run))
         return out
+
+    def _windows(self, t: int) -> Callable[[int], list[int]]:
+        """The ranks of each run a suit pattern can hold with ``t`` wild cards (rank bits).
+
+        Every window of at most 13 positions with at most ``t`` of them missing (two
+        naturals at least for one wild card), the widest from each start; generous like
+        :meth:`_wild_runs` (a bound takes them).
+        """
+        mode = self.rules.ace_mode
+        top = 13 if mode == "low" else 14 if mode == "high_or_low" else 26
+        least = 2 if t == 1 else 1
+
+        def fill(p: int) -> list[int]:
+            q = _positions(p, mode)
+            found: set[int] = set()
+            for lo in range(1, top + 1):
+                hi, missing = lo, 0
+                while hi <= top and hi - lo < MAX_RUN:
+                    if not q >> hi & 1:
+                        if missing == t:
+                            break
+                        missing += 1
+                    hi += 1
+                window = q & ((1 << hi) - (1 << lo))
+                if window.bit_count() >= least:
+                    found.add(_ranks_of(window))
+            return [x for x in found if not any(x != y and x & y == x for y in found)]
+        return fill
+
+    def needy(self, hand: Sequence[int]) -> tuple[int, int, int, int, int] | None:
+        """The hand's profile for :meth:`cover`: (wild cards, natural faces, faces held
+        twice, ranks held twice or more, *needy* faces), or None when a face is held
+        three times or more.
+
+        A needy natural is in no meld of naturals only (no run of three present
+        positions of its suit, no three naturals of its rank): whatever meld holds it
+        holds a wild card. Two sums and one "or" find the faces held twice: the sum of
+        the face bits less their "or" is those faces when no face is held three times.
+        """
+        nb = self.natural_bit
+        wilds = sum(map(self.wild_one, hand))
+        pm = reduce(or_, map(nb, hand), 0)
+        dup = sum(map(nb, hand)) - pm
+        if dup.bit_count() != len(hand) - wilds - pm.bit_count():
+            return None
+        a, b, c, d = pm & _SUIT, pm >> 16 & _SUIT, pm >> 32 & _SUIT, pm >> 48
+        da = (dup | dup >> 16 | dup >> 32 | dup >> 48) & _SUIT
+        two = (a & (b | c | d)) | (b & (c | d)) | (c & d)
+        if self.set_sizes:
+            three = ((a & b & (c | d)) | (c & d & (a | b)) | (da & two)) & _SUIT
+            pairs = (two | da) & _SUIT
+        else:
+            three = pairs = 0
+        rm = self.run_mask
+        runs = rm[a] | rm[b] << 16 | rm[c] << 32 | rm[d] << 48
+        return wilds, pm, dup, pairs, pm & ~(runs | three * _SPREAD)
+
+    def cover(self, pm: int, dup: int, pairs: int, needy: int, wilds: int) -> tuple[int, int]:
+        """At most how many points of the ``needy`` naturals ``wilds`` (0..3) wild cards
+        meld, and one wild card fewer.
+
+        Each meld holding a needy natural holds a wild card, so at most ``wilds`` melds
+        hold them: a set of a rank held twice or more, or a run of one suit, each
+        holding the needy naturals of one window of its suit's positions with as many
+        positions missing as it has wild cards (:meth:`_windows`), or a needy natural
+        alone with two wild cards. The best groups of each cost are added up (the same
+        card may be counted twice: an upper bound).
+        """
+        if not wilds or not needy:
+            return 0, 0
+        ones = self._one_wild_groups(pm, dup, pairs, needy)
+        one = ones[0] if ones else 0
+        if wilds == 1:
+            return one, 0
+        two = max(self._windows_value(pm, dup, needy, 2), self.dearest(needy))
+        pair = sum(ones[:2])
+        if wilds == 2:
+            return max(pair, two), one
+        three = self._windows_value(pm, dup, needy, 3)
+        return max(sum(ones[:3]), one + two, three, two), max(pair, two)
+
+    def _one_wild_groups(self, pm: int, dup: int, pairs: int, needy: int) -> list[int]:
+        """The needy points of each group one wild card can meld, dearest first."""
+        pts = self.pattern_points
+        rp = self.rank_points
+        nd = needy & dup
+        out = [rp[r] * ((needy >> r & _SPREAD).bit_count() + (nd >> r & _SPREAD).bit_count())
+               for r in _bits((needy | needy >> 16 | needy >> 32 | needy >> 48) & pairs & _SUIT)]
+        windows = self.windows[1]
+        for s in range(4):
+            lone = needy >> (16 * s) & _SUIT
+            if lone:
+                twice = nd >> (16 * s) & _SUIT
+                out.extend(pts[lone & w] + pts[twice & w]
+                           for w in windows[pm >> (16 * s) & _SUIT])
+        out.sort(reverse=True)
+        return out
+
+    def _windows_value(self, pm: int, dup: int, needy: int, t: int) -> int:
+        """The most needy points one run with ``t`` wild cards holds."""
+        pts = self.pattern_points
+        nd = needy & dup
+        windows = self.windows[t]
+        best = 0
+        for s in range(4):
+            lone = needy >> (16 * s) & _SUIT
+            if lone:
+                twice = nd >> (16 * s) & _SUIT
+                best = max(best, max((pts[lone & w] + pts[twice & w]
+                                      for w in windows[pm >> (16 * s) & _SUIT]), default=0))
+        return best
+
+    def dearest(self, mask: int) -> int:
+        """The points of the dearest card of face ``mask``."""
+        top = self.pattern_max
+        return max(top[mask & _SUIT], top[mask >> 16 & _SUIT], top[mask >> 32 & _SUIT],
+                   top[mask >> 48])
+
+    def needy_bound(self, hand: Sequence[int]) -> int | None:
+        """A lower bound of the hand's least deadwood: its needy naturals' points less
+        what its wild cards can :meth:`cover`; None beyond three wild cards or with a
+        face held three times (then :meth:`unsupported` bounds it)."""
+        found = self.needy(hand)
+        if found is None or found[0] > _COVER_WILDS:
+            return None
+        wilds, pm, dup, pairs, needy = found
+        return self.lonely_points(needy, dup) - self.cover(pm, dup, pairs, needy, wilds)[0]
 
     def _near_mask(self, p: int) -> int:
         """Ranks of ``p`` that fit in a 3-position window with another rank of ``p``."""
@@ -786,11 +946,13 @@ class _Context:
 
     def set_candidates(self, n: int, rank: int, suit: int, w: int) -> _SetCands:
         """Sets whose lowest natural is the face (``suit``, ``rank``), using <= w wilds."""
-        counts = tuple(n >> (_FIELD * (t * 16 + rank)) & _COUNT for t in range(suit, 4))
-        key = (rank, suit, w, *counts)
+        # The key: the counts of the rank's faces (those of the suits below are 0: the
+        # face is the lowest natural) and the wild cards.
+        key = (n & _RANK_FIELDS[rank]) << _FIELD | w
         found = self.set_cache.get(key)
         if found is not None:
             return found
+        counts = tuple(n >> (_FIELD * (t * 16 + rank)) & _COUNT for t in range(suit, 4))
         smax = self.rules.max_set_size
         out: _SetCands = []
         ranges = [range(1, counts[0] + 1)] + [range(c + 1) for c in counts[1:]]
@@ -818,7 +980,7 @@ class _Context:
     def run_candidates(self, pm: int, suit: int, w: int) -> _SetCands:
         """Runs (two naturals or more) whose lowest natural is the suit's lowest present."""
         p = pm >> (16 * suit) & _SUIT
-        key = (p, suit, w)
+        key = (p << 2 | suit) << _FIELD | w
         found = self.run_cache.get(key)
         if found is not None:
             return found
@@ -1223,8 +1385,13 @@ def deadwood_at_most(cards: Iterable[int], rules: MeldRules, limit: int) -> bool
         return False
     if not limit and len(hand) <= _ONE_MELD and min(_points(ctx, list(hand))) > 0:
         return not hand or meld_kind(hand, rules) is not None  # one meld, or none
-    return _lonely_bound(ctx, ctx.unsupported(hand)) <= limit and ctx.general_at_most(
-        hand, limit)
+    return _bound(ctx, hand) <= limit and ctx.general_at_most(hand, limit)
+
+
+def _bound(ctx: _Context, hand: Sequence[int]) -> int:
+    """A lower bound of the least deadwood of a hand with wild or identical cards."""
+    bound = ctx.needy_bound(hand)
+    return _lonely_bound(ctx, ctx.unsupported(hand)) if bound is None else bound
 
 
 def _lonely_bound(ctx: _Context, found: _Lonely) -> int:
@@ -1377,17 +1544,13 @@ def _points(ctx: _Context, cards: list[int]) -> list[int]:
 
 def _general_discards(ctx: _Context, hand: tuple[int, ...], limit: int) -> list[Card]:
     """:func:`discards_at_most` of a hand with wild or identical cards."""
-    found = ctx.unsupported(hand)
-    wilds = found.wilds
-    # Bounds first (:func:`_lonely_bound`): a natural discarded takes one lonely card
-    # away at most. Then one search tells whether any natural's discard does (most
-    # hands answer no), and only then each discard is searched.
-    bound = _lonely_bound(ctx, found)
-    if bound > limit:  # less the dearest lonely card
-        bound -= max(ctx.lonely_list(found.fewer if wilds else found.lonely, found.dup),
-                     default=0)
-    naturals_may = (len(hand) > wilds and bound <= limit
-                    and ctx.general_at_most(hand, limit, spare=True))
+    naturals_may, wilds_may = _discard_bounds(ctx, hand, limit)
+    if not (naturals_may or wilds_may):
+        return []
+    # One search tells whether any natural's discard does (most hands answer no).
+    naturals_may = naturals_may and ctx.general_at_most(hand, limit, spare=True)
+    if not (naturals_may or wilds_may):
+        return []
     wild_rank = ctx.rules.wild_rank
     by_key: dict[int, bool] = {}
     out = []
@@ -1397,18 +1560,43 @@ def _general_discards(ctx: _Context, hand: tuple[int, ...], limit: int) -> list[
         key = -1 if rank == wild_rank else face  # (jokers are all of face 0)
         fits = by_key.get(key)
         if fits is None:
-            if rank in (JOKER_RANK, wild_rank):  # the wild cards one fewer
-                may = (ctx.lonely_points(found.fewer, found.dup) if wilds < 3 else
-                       sum(ctx.lonely_list(found.fewer, found.dup)[(wilds - 1) // 2:])
-                       ) <= limit
-            else:
-                may = naturals_may
+            may = wilds_may if rank in (JOKER_RANK, wild_rank) else naturals_may
             kept = hand[:i] + hand[i + 1:]
-            fits = by_key[key] = (may and _lonely_bound(ctx, ctx.unsupported(kept)) <= limit
+            fits = by_key[key] = (may and _bound(ctx, kept) <= limit
                                   and ctx.general_at_most(kept, limit))
         if fits:
             out.append(Card(card))
     return out
+
+
+def _discard_bounds(ctx: _Context, hand: tuple[int, ...], limit: int) -> tuple[bool, bool]:
+    """Whether a natural's discard, and a wild card's, may keep at most ``limit`` (bounds).
+
+    The needy naturals of the whole hand are needy in the hand without any card: a
+    natural discarded takes away at most the dearest of them, a wild card discarded
+    leaves one wild card fewer to :meth:`_Context.cover` them. Beyond three wild cards
+    or with a face held three times, :meth:`_Context.unsupported` bounds it instead.
+    """
+    found = ctx.needy(hand)
+    if found is not None and found[0] <= _COVER_WILDS:
+        wilds, pm, dup, pairs, needy = found
+        dead = ctx.lonely_points(needy, dup)
+        if dead <= limit:
+            return len(hand) > wilds, wilds > 0
+        dearest = ctx.dearest(needy)
+        every, fewer = ctx.cover(pm, dup, pairs, needy, wilds)
+        return (len(hand) > wilds and dead - dearest - every <= limit,
+                wilds > 0 and dead - fewer <= limit)
+    lonely = ctx.unsupported(hand)
+    wilds = lonely.wilds
+    # (:func:`_lonely_bound`): a natural discarded takes one lonely card away at most.
+    bound = _lonely_bound(ctx, lonely)
+    if bound > limit:  # less the dearest lonely card
+        bound -= max(ctx.lonely_list(lonely.fewer if wilds else lonely.lonely, lonely.dup),
+                     default=0)
+    fewer = (ctx.lonely_points(lonely.fewer, lonely.dup) if wilds < 3 else
+             sum(ctx.lonely_list(lonely.fewer, lonely.dup)[(wilds - 1) // 2:]))
+    return len(hand) > wilds and bound <= limit, wilds > 0 and fewer <= limit
 
 
 def best_discard(cards: Sequence[int], rules: MeldRules,
