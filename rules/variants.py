@@ -56,6 +56,7 @@ from .solver import (
     deadwood_at_most,
     deadwood_points,
     discard_deadwoods,
+    discards_at_most,
     knocker_arrangement,
 )
 
@@ -598,9 +599,15 @@ class ChicagoRummy(Game):
         self.options = options
         super().__init__(options, players, first_dealer)
         self.seven_twos: int | None = None
+        # By seat: the cards it held after its last draw, and those of them whose discard
+        # kept a least deadwood within its reach (see _may_declare).
+        self._reached: list[tuple[frozenset[Card], frozenset[Card]] | None] = [None] * players
 
     def deck(self) -> tuple[Card, ...]:
         return make_deck(2)
+
+    def on_deal(self) -> None:
+        self._reached = [None] * self.players
 
     def hand_size(self) -> int:
         return 7
@@ -617,10 +624,28 @@ class ChicagoRummy(Game):
         return [self.knock_limit(s) if self.active[i] else 0 for i, s in enumerate(self.scores)]
 
     def draw_phase_extras(self, seat: int) -> list[SeatAction]:
-        if self.options.rummy_timing != "after_discard" and deadwood_at_most(
-                self.hands[seat], self.meld_rules, 0):
+        if self.options.rummy_timing != "after_discard" and self._may_declare(seat) and (
+                deadwood_at_most(self.hands[seat], self.meld_rules, 0)):
             return [DeclareRummy(seat)]
         return []
+
+    def _may_declare(self, seat: int) -> bool:
+        """False when the seat's last play already showed its hand cannot be rummy.
+
+        The hand at the start of a turn is the one kept after the last discard: when
+        that discard was not among those keeping a least deadwood within the reach
+        (at least 0) listed then, the hand keeps more than 0. A fact of the cards alone,
+        checked as such (the hand is those cards less one), so it holds whatever came
+        between.
+        """
+        reached = self._reached[seat]
+        if reached is None:
+            return True
+        held, fits = reached
+        hand = frozenset(self.hands[seat])
+        if len(held) != len(hand) + 1 or not hand < held:
+            return True
+        return next(iter(held - hand)) in fits
 
     def _verify_declare_rummy(self, action: DeclareRummy) -> None:
         if self.options.rummy_timing == "after_discard":
@@ -638,7 +663,11 @@ class ChicagoRummy(Game):
         rummy_ok = self.options.rummy_timing != "start_of_turn"
         reach = limit if limit else (0 if rummy_ok else -1)
         if reach >= 0:  # a kept count within reach is a knock, or rummy (see _call)
-            actions.extend(Knock(seat, c) for c in self._discardable_within(seat, reach))
+            hand = self.hands[seat]
+            fits = discards_at_most(hand, self.meld_rules, reach)
+            self._reached[seat] = (frozenset(hand), frozenset(fits))
+            taken = self.taken if self.options.forbid_discarding_taken_card else None
+            actions.extend(Knock(seat, c) for c in fits if c != taken)
         return actions
 
     def _call(self, seat: int, deadwood: int) -> str | None:
