@@ -130,6 +130,8 @@ _KEPT_WILDS: Final = 3  # the bounds' suit tables are kept for this many wild ca
 # By rank: the bits of its four faces' counts in the general path's multiset.
 _RANK_FIELDS: Final = tuple(sum(_COUNT << (_FIELD * (t * 16 + r)) for t in range(4))
                             for r in range(16))
+# The bits of the general path's multiset that are set where a face is held twice or more.
+_TWICE: Final = sum((_COUNT - 1) << (_FIELD * f) for f in range(64))
 _COVER_WILDS: Final = 3  # the needy bound (:meth:`_Context.cover`) takes this many at most
 
 
@@ -630,21 +632,45 @@ class _Context:
                                       for w in windows[pm >> (16 * s) & _SUIT]), default=0))
         return best
 
+    def group_most(self, dup: int, pairs: int, needy: int) -> int:
+        """At least the needy points of any one group :meth:`cover` counts: the most of
+        one suit's, or of one rank's held twice or more (a cheap first bound)."""
+        pts = self.pattern_points
+        nd = needy & dup
+        most = max(pts[needy & _SUIT] + pts[nd & _SUIT],
+                   pts[needy >> 16 & _SUIT] + pts[nd >> 16 & _SUIT],
+                   pts[needy >> 32 & _SUIT] + pts[nd >> 32 & _SUIT],
+                   pts[needy >> 48] + pts[nd >> 48])
+        ranks = (needy | needy >> 16 | needy >> 32 | needy >> 48) & pairs & _SUIT
+        if ranks:
+            rp = self.rank_points
+            for r in _bits(ranks):
+                most = max(most, rp[r] * ((needy >> r & _SPREAD).bit_count()
+                                          + (nd >> r & _SPREAD).bit_count()))
+        return most
+
     def dearest(self, mask: int) -> int:
         """The points of the dearest card of face ``mask``."""
         top = self.pattern_max
         return max(top[mask & _SUIT], top[mask >> 16 & _SUIT], top[mask >> 32 & _SUIT],
                    top[mask >> 48])
 
-    def needy_bound(self, hand: Sequence[int]) -> int | None:
+    def needy_bound(self, hand: Sequence[int], limit: int) -> int | None:
         """A lower bound of the hand's least deadwood: its needy naturals' points less
-        what its wild cards can :meth:`cover`; None beyond three wild cards or with a
+        what its wild cards can :meth:`cover` (less a cruder bound of that first, when
+        the bound then already exceeds ``limit``); None beyond three wild cards or with a
         face held three times (then :meth:`unsupported` bounds it)."""
         found = self.needy(hand)
         if found is None or found[0] > _COVER_WILDS:
             return None
         wilds, pm, dup, pairs, needy = found
-        return self.lonely_points(needy, dup) - self.cover(pm, dup, pairs, needy, wilds)[0]
+        dead = self.lonely_points(needy, dup)
+        if dead <= limit:
+            return 0
+        quick = dead - wilds * self.group_most(dup, pairs, needy)
+        if quick > limit:
+            return quick
+        return dead - self.cover(pm, dup, pairs, needy, wilds)[0]
 
     def _near_mask(self, p: int) -> int:
         """Ranks of ``p`` that fit in a 3-position window with another rank of ``p``."""
@@ -823,6 +849,22 @@ class _Context:
         if (a & b & (c | d)) | (c & d & (a | b)) and self.set_sizes:
             return self.fast_best(m)[0]
         return rv[a] + rv[b] + rv[c] + rv[d]
+
+    def mask_deadwood(self, m: int) -> int:
+        """The least deadwood of the naturals of face mask ``m`` (distinct faces)."""
+        pts = self.pattern_points
+        return (pts[m & _SUIT] + pts[m >> 16 & _SUIT] + pts[m >> 32 & _SUIT] + pts[m >> 48]
+                - self.fast_saved(m))
+
+    def settled(self, m: int, room: int) -> bool | None:
+        """The bounded search's answer for the naturals of face mask ``m`` and no wild
+        card (the fast path's tables): None when a spare discard leaves it open."""
+        dead = self.mask_deadwood(m)
+        if not room & 1:
+            return dead <= room >> 1
+        if dead - self.dearest(m) > room >> 1:
+            return False  # (a natural set aside takes its points off, at most)
+        return None
 
     def fast_discards(self, hand: Sequence[int], m: int, total: int) -> list[int]:
         """Deadwood of ``hand`` without each of its cards, in hand order (fast path).
@@ -1056,6 +1098,7 @@ class _Context:
         tag = a << _FIELD | j
         memo = self.memo
         fpts = self.face_points
+        mask_deadwood = self.mask_deadwood
         leaf = self.leaf
         set_cands = self.set_candidates
         run_cands = self.run_candidates
@@ -1063,6 +1106,8 @@ class _Context:
         def rec(n: int, pm: int, w: int, cap: int) -> int:
             if not n:
                 return leaf(a, j, total_wilds - w, cap)[0]
+            if not w and not n & _TWICE:  # every wild card placed, no face twice
+                return mask_deadwood(pm)
             key = (((n << _FIELD | w) << _FIELD | cap) << (2 * _FIELD)) | tag
             value = memo.get(key)
             if value is not None:
@@ -1137,6 +1182,7 @@ class _Context:
         tag = a << _FIELD | j
         memo, fails = self.memo, self.fail_memo
         fpts = self.face_points
+        settled = self.settled
         leaf = self.leaf
         set_cands = self.set_candidates
         run_cands = self.run_candidates
@@ -1146,6 +1192,8 @@ class _Context:
             # natural may still be set aside for nothing (the spare discard).
             if not n:
                 return not room & 1 and leaf(a, j, total_wilds - w, cap)[0] <= room >> 1
+            if not w and not n & _TWICE and (known := settled(pm, room)) is not None:
+                return known
             key = (((n << _FIELD | w) << _FIELD | cap) << (2 * _FIELD)) | tag
             if not room & 1:
                 value = memo.get(key)
@@ -1385,12 +1433,13 @@ def deadwood_at_most(cards: Iterable[int], rules: MeldRules, limit: int) -> bool
         return False
     if not limit and len(hand) <= _ONE_MELD and min(_points(ctx, list(hand))) > 0:
         return not hand or meld_kind(hand, rules) is not None  # one meld, or none
-    return _bound(ctx, hand) <= limit and ctx.general_at_most(hand, limit)
+    return _bound(ctx, hand, limit) <= limit and ctx.general_at_most(hand, limit)
 
 
-def _bound(ctx: _Context, hand: Sequence[int]) -> int:
-    """A lower bound of the least deadwood of a hand with wild or identical cards."""
-    bound = ctx.needy_bound(hand)
+def _bound(ctx: _Context, hand: Sequence[int], limit: int) -> int:
+    """A lower bound of the least deadwood of a hand with wild or identical cards
+    (at times a weaker one when that is still within ``limit``)."""
+    bound = ctx.needy_bound(hand, limit)
     return _lonely_bound(ctx, ctx.unsupported(hand)) if bound is None else bound
 
 
@@ -1562,8 +1611,7 @@ def _general_discards(ctx: _Context, hand: tuple[int, ...], limit: int) -> list[
         if fits is None:
             may = wilds_may if rank in (JOKER_RANK, wild_rank) else naturals_may
             kept = hand[:i] + hand[i + 1:]
-            fits = by_key[key] = (may and _bound(ctx, kept) <= limit
-                                  and ctx.general_at_most(kept, limit))
+            fits = by_key[key] = may and ctx.general_at_most(kept, limit)
         if fits:
             out.append(Card(card))
     return out
@@ -1584,6 +1632,8 @@ def _discard_bounds(ctx: _Context, hand: tuple[int, ...], limit: int) -> tuple[b
         if dead <= limit:
             return len(hand) > wilds, wilds > 0
         dearest = ctx.dearest(needy)
+        if dead - dearest - wilds * ctx.group_most(dup, pairs, needy) > limit:
+            return False, False  # (one wild card fewer covers less still)
         every, fewer = ctx.cover(pm, dup, pairs, needy, wilds)
         return (len(hand) > wilds and dead - dearest - every <= limit,
                 wilds > 0 and dead - fewer <= limit)
