@@ -1,8 +1,12 @@
 """Chicago Rummy (docs/rules.md 4): knock limits, penalties, rummy, elimination, seven 2s."""
 
+import random
+from collections.abc import Sequence
+
 import pytest
 from rig import card, deal, poke
 
+from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.rules import (
     CannotGoOut,
     ChicagoRummy,
@@ -13,7 +17,10 @@ from rummyhall.rules import (
     HandScored,
     Knock,
     new_game,
+    variants,
 )
+from rummyhall.rules.melds import MeldRules
+from rummyhall.rules.solver import deadwood_at_most, deadwood_points
 
 
 def chicago(players: int, dealer: int = 0, **options: object) -> ChicagoRummy:
@@ -140,3 +147,37 @@ def test_both_eliminated_lowest_total_wins() -> None:
     assert game.scores == [115, 101]
     assert [e.seats for e in events if isinstance(e, Eliminated)] == [(0, 1)]
     assert isinstance(events[-1], GameOver) and events[-1].winners == (1,)
+
+
+def test_the_start_of_turn_rummy_check_reuses_the_last_play(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The hand at the start of a turn is the one kept after the last discard: when that
+    # discard was not listed as keeping a count within reach, the hand is not rummy and
+    # the solver is not asked again. The listed rummy stays exactly the solver's answer.
+    calls = 0
+    real = deadwood_at_most
+
+    def counted(cards: Sequence[int], rules: MeldRules, limit: int) -> bool:
+        nonlocal calls
+        calls += 1
+        return real(cards, rules, limit)
+
+    monkeypatch.setattr(variants, "deadwood_at_most", counted)
+    rng = random.Random(5)
+    draws = 0
+    for _ in range(40):
+        game = chicago(4)
+        game.apply(shuffle_for(game, rng))
+        while game.phase != "deal" and not game.is_over:
+            if game.to_move is None:
+                game.apply(shuffle_for(game, rng))
+                continue
+            legal = game.legal_actions()
+            if game.phase == "draw":
+                draws += 1
+                seat = game.to_move
+                rummy = deadwood_points(game.hands[seat], game.meld_rules) == 0
+                assert (DeclareRummy(seat) in legal) == rummy
+            game.apply(rng.choice(legal))
+    assert draws > 1000
+    assert calls < draws // 5  # (182 of 2131): first turns, and after a knock listed

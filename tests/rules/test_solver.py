@@ -610,3 +610,67 @@ def test_deadwood_at_most_answers_before_the_search() -> None:
     assert not deadwood_at_most(cards("4h 5h 6h 7h 7s 7d 8c 9c 10c 3s"), GIN, 2)
     with pytest.raises(CardError):
         deadwood_at_most([5, 5, 6], GIN, 10)
+
+
+# --- the bounds the bounded questions take first ----------------------------------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(rules_and_hand(max_size=9), st.integers(-1, 30))
+def test_bounds_never_exceed_the_least_deadwood(case: tuple[MeldRules, list[Card]],
+                                                limit: int) -> None:
+    # A bound above the true count would refuse a legal knock or going out: each bound,
+    # with or without the cruder first step ``limit`` allows, is at most the brute force.
+    rules, hand = case
+    ctx = solver._context(rules)
+    assume(len(set(hand)) == len(hand))
+    least = brute_deadwood(hand, rules)
+    assert solver._bound(ctx, hand, limit) <= least
+    bound = ctx.needy_bound(hand, limit)
+    if bound is not None:
+        assert bound <= least
+    if hand:
+        after = [brute_deadwood(hand[:i] + hand[i + 1:], rules) for i in range(len(hand))]
+        naturals, wilds = solver._discard_bounds(ctx, tuple(hand), limit)
+        for card, value in zip(hand, after, strict=True):
+            if value <= limit:  # a discard that keeps at most the limit is never ruled out
+                assert wilds if rules.is_wild(card) else naturals
+
+
+@pytest.mark.parametrize("text, wilds, covered", [
+    ("5h 6h 9h Kc", 1, 11),  # one wild card: 5h 6h and it (9h and Kc stay)
+    ("5h 6h 9h Kc", 2, 20),  # two: 5h 6h . . 9h, one run
+    ("5h 7h 9h Kc", 1, 16),  # 7h . 9h
+    ("5h 7h 9h Kc", 2, 28),  # 7h . 9h and 5h . 7h: the 7h counted twice (a bound)
+    ("5h 5d Kc Kd", 1, 20),  # a set of two kings and a wild card
+    ("5h 5d Kc Kd", 2, 30),  # both pairs
+    ("4c 9d Qh", 2, 10),  # a lone card takes two wild cards: the queen
+    ("4c 9d Qh", 3, 10),  # and the third wild card melds nothing more
+])
+def test_cover_examples(text: str, wilds: int, covered: int) -> None:
+    # The most points of needy naturals ``wilds`` wild cards' melds may hold (an upper
+    # bound: two groups may share a card).
+    ctx = solver._context(CHICAGO)
+    found = ctx.needy(cards(text))
+    assert found is not None
+    _, pm, dup, pairs, needy = found
+    assert needy == pm  # none of these is in a meld of naturals
+    assert ctx.cover(pm, dup, pairs, needy, wilds)[0] == covered
+
+
+def test_needy_profile() -> None:
+    ctx = solver._context(CHICAGO)
+    # 7c twice (two decks) and 7d: a set of naturals, so not needy; 4h 5h 6h a run.
+    found = ctx.needy(cards("7c 7c 7d 4h 5h 6h 9s 2d"))
+    assert found is not None
+    wilds, pm, dup, pairs, needy = found
+    assert wilds == 1
+    assert pm == sum(1 << card_face(t) for t in ("7c", "7d", "4h", "5h", "6h", "9s"))
+    assert dup == 1 << card_face("7c")
+    assert pairs == 1 << 7
+    assert needy == 1 << card_face("9s")
+    assert ctx.needy(cards("7c 7c 7c")) is None  # a face three times: the other bound
+
+
+def card_face(text: str) -> int:
+    return Card.parse(text) & 63
