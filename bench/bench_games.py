@@ -11,6 +11,8 @@
   Rummy Hall; to see its column, install it beside Rummy Hall in a separate
   environment: ``python3 -m venv .venv-peers && .venv-peers/bin/pip install -e .
   open_spiel`` and run this file with ``.venv-peers/bin/python``.
+  One hand of Three Thirteen is only its first round (3 cards each), so a line plays
+  its whole games too (eleven rounds of 3 to 13 cards; hands/s counts rounds).
 - "games/s": whole games to the game's end, with random or simple players.
 
 Rates count CPU time (``time.process_time``): the machine may be shared. The hand
@@ -35,6 +37,7 @@ from rummyhall.bots.selfplay import play_game, shuffle_for
 from rummyhall.rules import GAMES, Game, Phase, new_game
 
 PLAYERS = {"basic": 2, "gin": 2, "chicago": 4, "three_thirteen": 3}
+WHOLE_3_13 = "three_thirteen, all 11 rounds"
 
 
 def one_hand(game: Game, rng: random.Random) -> int:
@@ -48,6 +51,14 @@ def one_hand(game: Game, rng: random.Random) -> int:
         else:
             apply(choice(legal()))
         moves += 1
+    return moves
+
+
+def one_game(game: Game, rng: random.Random) -> int:
+    """Play a whole game with uniformly random legal actions; return the moves."""
+    moves = 0
+    while not game.is_over:
+        moves += one_hand(game, rng)
     return moves
 
 
@@ -90,6 +101,9 @@ def hands(seconds: float, rounds: int, rng: random.Random) -> None:
         def hand(name: str = name) -> int:
             return one_hand(new_game(name, players=PLAYERS[name]), rng)
         works[name] = hand
+    # One hand of Three Thirteen is its first round (3 cards): its eleven rounds (3 to 13
+    # cards, a new wild rank each) are the game a table plays.
+    works[WHOLE_3_13] = lambda: one_game(new_game("three_thirteen", players=3), rng)
     try:
         pyspiel = importlib.import_module("pyspiel")
     except ImportError:
@@ -108,6 +122,8 @@ def hands(seconds: float, rounds: int, rng: random.Random) -> None:
         rate = statistics.median(r for r, _ in runs)
         moves = statistics.median(m for _, m in runs)
         label = f"{name} ({PLAYERS[name]} players)" if name in PLAYERS else name
+        if name == WHOLE_3_13:
+            rate *= 11  # rounds per game: hands/s like the other lines
         line = f"  {label:<30} {rate:>9.1f} hands/s {moves:>10,.0f} actions/s"
         pairs = list(zip(gin, runs, strict=True))
         if name == "OpenSpiel gin_rummy":
