@@ -46,17 +46,27 @@ memoised. Naturals that cannot belong to any meld (possible to tell only with fe
 than two wild cards) are removed first as pure deadwood.
 
 *Bounded questions* ("at most ``limit``?", the knocks and going out a game lists at every
-turn, :func:`deadwood_at_most` and :func:`discards_at_most`) first take a lower bound:
-a natural that no meld with another natural can hold (no second card of its rank
-with a wild card, nor a third; no card of its suit within reach of the wild cards) is
-deadwood unless two wild cards meld it, so all but the dearest ``wilds // 2`` of those
-stay unmelded; with one wild card, all but those its one meld holds (a set of a rank
-held twice, or a run where it fills the one gap). Only then the general search runs,
-bounded: a natural left unmelded spends its points from the limit, melds are tried
-first, the first arrangement within the limit ends it, and a bound found too small for
-a state is remembered. "Some discard" is one search that may set one natural aside for
-nothing; only when it succeeds is each discard searched. Fewer than six cards with
-nothing unmelded are one meld, which :func:`meld_kind` checks directly.
+turn, :func:`deadwood_at_most` and :func:`discards_at_most`) first take a lower bound,
+from two sums and one "or" over the hand (:meth:`_Context.needy`). A *needy* natural
+is in no meld of naturals only (no run of three present positions of its suit, no
+three naturals of its rank), so any meld holding it holds a wild card: with ``w`` wild
+cards at most ``w`` melds hold needy naturals. Each such meld is a set of a rank held
+twice or more, a run holding the needy naturals of one window of its suit with as many
+positions missing as it has wild cards, or a needy natural alone with two wild cards;
+the best groups of each cost, added up for at most ``w`` wild cards (three at most; a
+card counted twice only loosens it), bound what the wild cards save, and the needy
+naturals' points less that bound the deadwood (:meth:`_Context.cover`; a cruder
+bound, ``w`` times the most needy points of one suit or rank, is tried first). A
+discard takes away at most the dearest needy natural, or one wild card. Beyond three
+wild cards, or with a face held three times, the older bound stands: a natural that no
+meld with another natural can hold is deadwood unless two wild cards meld it. Only then
+the general search runs, bounded: a natural left unmelded spends its points from the
+limit, melds are tried first, the first arrangement within the limit ends it, a bound
+found too small for a state is remembered, and a state whose wild cards are all placed
+and whose naturals are distinct faces is answered by the fast path's tables. "Some
+discard" is one search that may set one natural aside for nothing; only when it
+succeeds is each discard searched. Fewer than six cards with nothing unmelded are one
+meld, which :func:`meld_kind` checks directly.
 
 Caches. Equal :class:`MeldRules` share one context (at most ``_MAX_CONTEXTS`` = 16;
 all are dropped when a 17th arrives) holding the general path's memo and candidate
@@ -67,7 +77,9 @@ they exceed ``_MEMO_LIMIT`` = 200,000 entries (about 30 MB; checked every 16 sea
 so the overshoot is a few searches' states). Worst case, about 45 MB in all, and the
 bounds' suit tables of each context (by pattern: points, partners for up to three wild
 cards, the runs one wild card completes; filled as patterns come, 2**14 entries at
-most each) up to about 5 MB more per context. Nothing in
+most each) up to about 5 MB more per context, and the needy bound's tables of runs with
+one to three wild cards, shared by ace mode (three at most, 2**14 entries each by wild
+count, a few runs an entry: about 25 MB if every pattern came). Nothing in
 them depends on a hand or a seat, and results never depend on the caches;
 :func:`clear_caches` drops them. Hands are limited to ``_MAX_HAND`` = 20 cards (the
 games hold 14 at most): the set choices grow exponentially with the ranks that can
@@ -251,6 +263,47 @@ def _value_tables(mode: AceMode, rank_points: tuple[int, ...]) -> tuple[list[int
     return tables
 
 
+def _windows(mode: AceMode, t: int) -> Callable[[int], tuple[int, ...]]:
+    """The ranks of each run a suit pattern can hold with ``t`` wild cards (rank bits).
+
+    Every window of at most 13 positions with at most ``t`` of them missing (two
+    naturals at least for one wild card), the widest from each start; generous like
+    :meth:`_Context._wild_runs` (a bound takes them).
+    """
+    top = 13 if mode == "low" else 14 if mode == "high_or_low" else 26
+    least = 2 if t == 1 else 1
+
+    def fill(p: int) -> tuple[int, ...]:
+        q = _positions(p, mode)
+        found: set[int] = set()
+        for lo in range(1, top + 1):
+            hi, missing = lo, 0
+            while hi <= top and hi - lo < MAX_RUN:
+                if not q >> hi & 1:
+                    if missing == t:
+                        break
+                    missing += 1
+                hi += 1
+            window = q & ((1 << hi) - (1 << lo))
+            if window.bit_count() >= least:
+                found.add(_ranks_of(window))
+        return tuple(sorted(x for x in found if not any(x != y and x & y == x for y in found)))
+    return fill
+
+
+_WINDOW_TABLES: Final[dict[str, list[_Lazy[tuple[int, ...]]]]] = {}
+
+
+def _window_tables(mode: AceMode) -> list[_Lazy[tuple[int, ...]]]:
+    """By wild cards (1..3), the :func:`_windows` of each suit pattern under an ace mode,
+    filled as patterns come (shared by every rules of the mode: three modes at most)."""
+    tables = _WINDOW_TABLES.get(mode)
+    if tables is None:
+        tables = _WINDOW_TABLES[mode] = [_Lazy(_windows(mode, t))
+                                         for t in range(_COVER_WILDS + 1)]
+    return tables
+
+
 _MAX_TABLES: Final[dict[tuple[int, ...], list[int]]] = {}
 
 
@@ -381,7 +434,7 @@ class _Context:
         self.pattern_max = _max_table(tuple(self.rank_points))
         self.wild_runs = _Lazy(self._wild_runs)
         # By wild cards t (1..3), then suit pattern: the runs t wild cards can make.
-        self.windows = [_Lazy(self._windows(t)) for t in range(_COVER_WILDS + 1)]
+        self.windows = _window_tables(rules.ace_mode)
         # General path.
         self.memo: dict[int, int] = {}
         self.set_cache: dict[int, _SetCands] = {}
@@ -520,34 +573,6 @@ class _Context:
                 if run.bit_count() >= 2:
                     out.append(_ranks_of(run))
         return out
-
-    def _windows(self, t: int) -> Callable[[int], list[int]]:
-        """The ranks of each run a suit pattern can hold with ``t`` wild cards (rank bits).
-
-        Every window of at most 13 positions with at most ``t`` of them missing (two
-        naturals at least for one wild card), the widest from each start; generous like
-        :meth:`_wild_runs` (a bound takes them).
-        """
-        mode = self.rules.ace_mode
-        top = 13 if mode == "low" else 14 if mode == "high_or_low" else 26
-        least = 2 if t == 1 else 1
-
-        def fill(p: int) -> list[int]:
-            q = _positions(p, mode)
-            found: set[int] = set()
-            for lo in range(1, top + 1):
-                hi, missing = lo, 0
-                while hi <= top and hi - lo < MAX_RUN:
-                    if not q >> hi & 1:
-                        if missing == t:
-                            break
-                        missing += 1
-                    hi += 1
-                window = q & ((1 << hi) - (1 << lo))
-                if window.bit_count() >= least:
-                    found.add(_ranks_of(window))
-            return [x for x in found if not any(x != y and x & y == x for y in found)]
-        return fill
 
     def needy(self, hand: Sequence[int]) -> tuple[int, int, int, int, int] | None:
         """The hand's profile for :meth:`cover`: (wild cards, natural faces, faces held
