@@ -414,6 +414,9 @@ class _Context:
                             for code, bit in bits.items()}.__getitem__
         self.wild_one = {code: int(code & 15 in (JOKER_RANK, wild))
                          for code in bits}.__getitem__
+        # A natural card's count bit in the general path's multiset (0 for a wild card).
+        self.natural_field = {code: 0 if code & 15 in (JOKER_RANK, wild) else
+                              1 << (_FIELD * (code & 63)) for code in bits}.__getitem__
         smax = rules.max_set_size
         self.set_sizes = tuple(n for n in (3, 4) if smax == 0 or n <= smax)
         self.rank_options = _Lazy(self._rank_options)
@@ -959,23 +962,15 @@ class _Context:
         if len(set(hand)) != len(hand):
             raise CardError(f"a card appears twice in {format_cards(hand)}")
         wild_rank = self.rules.wild_rank
-        wilds: list[int] = []
-        jokers: list[int] = []
-        naturals: list[int] = []
-        n = pm = 0
-        for card in hand:
-            face = card & 63
-            if face == JOKER_RANK:
-                jokers.append(card)
-            elif face & 15 == wild_rank:
-                wilds.append(card)
-            else:
-                naturals.append(card)
-                n += 1 << (_FIELD * face)
-                pm |= 1 << face
+        nb = self.natural_bit
+        pm = reduce(or_, map(nb, hand), 0)
+        n = sum(map(self.natural_field, hand))
+        wilds = [c for c in hand if c & 15 == wild_rank] if wild_rank else []
+        jokers = [c for c in hand if not c & 15]
         nwild = len(wilds) + len(jokers)
         dead: list[int] = []
         if nwild <= 1:
+            naturals = [c for c in hand if nb(c)]
             keep = 0
             if self.set_sizes:
                 need = 3 - nwild
