@@ -1600,9 +1600,13 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
     if limit < 0:
         return []
     if not limit and len(hand) <= _ONE_MELD + 1 and min(_points(ctx, list(hand))) > 0:
-        # Nothing unmelded, fewer than six cards kept: they are one meld.
+        # Nothing unmelded, fewer than six cards kept: they are one meld (past the bounds).
+        naturals, wilds = _discard_bounds(ctx, hand, limit)
+        if not (naturals or wilds):
+            return []
         return [Card(c) for i, c in enumerate(hand)
-                if not hand[:i] + hand[i + 1:] or meld_kind(hand[:i] + hand[i + 1:], rules)]
+                if (wilds if rules.is_wild(c) else naturals)
+                and (not hand[:i] + hand[i + 1:] or meld_kind(hand[:i] + hand[i + 1:], rules))]
     return _general_discards(ctx, hand, limit)
 
 
