@@ -95,8 +95,8 @@ class HandEvaluator:
         self.cyclic = rules.ace_mode != "low"
         self.wild_mask = 1 | (_RANK_FACES[rules.wild_rank] if rules.wild_rank else 0)
         self.wild_faces = _bits(self.wild_mask)
-        # Potentials may be shared by the decisions of one hand: the unseen cards change
-        # by a card or two between them, which hardly moves an average over thirty.
+        # Potentials may be shared by the decisions that see the same unseen cards (the
+        # caller keys ``cache`` by them: HandMemory.potential_cache).
         self._potential: dict[tuple[Card, ...], float] = {} if cache is None else cache
 
     # -- deadwood and potential

@@ -95,6 +95,7 @@ class StrongParams:
     """The strong bot's tunable weights (deadwood points; probabilities)."""
 
     beta: float = 1.5  # weight of the draw potential in V(H) (Gin early, Basic Rummy)
+    beta_wild: float = 0.0  # ... in Chicago and Three Thirteen
     danger_weight: float = 6.0  # points lost when the next seat can use our discard
     take_margin: float = 0.5  # taking the discard tells the others what we collect
     candidates: int = 3  # discards whose potential is computed (the best by deadwood)
@@ -169,7 +170,8 @@ class StrongTurn:
         self.params = bot.params
         self.rules = view_meld_rules(view)
         self.game = view.game
-        self.eval = HandEvaluator(self.rules, unseen_faces(view, mem), mem.potentials)
+        unseen = unseen_faces(view, mem)
+        self.eval = HandEvaluator(self.rules, unseen, mem.potential_cache(unseen))
         self.beta = self._beta()
         self.next = next_seat(view)
 
@@ -183,7 +185,7 @@ class StrongTurn:
             # Chicago: another seat may knock any time, the count now is what counts. Both:
             # with wild cards the potential measured no gain (arena against simple) and
             # costs a third of the speed.
-            return 0.0
+            return p.beta_wild
         return p.beta
 
     # ------------------------------------------------------------------ dispatch
