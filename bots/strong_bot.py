@@ -96,6 +96,7 @@ class StrongParams:
 
     beta: float = 1.5  # weight of the draw potential in V(H) (Gin early, Basic Rummy)
     beta_wild: float = 0.0  # ... in Chicago and Three Thirteen
+    wild_draw_potential: bool = True  # Chicago, Three Thirteen: the draw weighs g(H)
     danger_weight: float = 6.0  # points lost when the next seat can use our discard
     take_margin: float = 0.5  # taking the discard tells the others what we collect
     candidates: int = 3  # discards whose potential is computed (the best by deadwood)
@@ -170,8 +171,7 @@ class StrongTurn:
         self.params = bot.params
         self.rules = view_meld_rules(view)
         self.game = view.game
-        unseen = unseen_faces(view, mem)
-        self.eval = HandEvaluator(self.rules, unseen, mem.potential_cache(unseen))
+        self.eval = HandEvaluator(self.rules, unseen_faces(view, mem), mem.gains)
         self.beta = self._beta()
         self.next = next_seat(view)
 
@@ -233,10 +233,16 @@ class StrongTurn:
         dd_now = deadwood_points(hand, self.rules)
         if choices[0][0] >= dd_now and (beta <= 0 or not ev.related(top, hand)):
             return False  # it neither lowers the count nor pairs with anything
-        g_now = ev.potential(hand) if len(hand) <= self.params.potential_cards else 0.0
-        stock = dd_now - (1.0 + beta) * g_now
         best = min(ev.value(tuple(x for x in grown if x != c), beta, v)
                    for v, _, c in choices[:2])
+        margin = self.params.take_margin
+        if best >= dd_now - margin:
+            return False  # the stock is worth dd_now - (1 + beta) * g_now <= dd_now
+        g_now = 0.0
+        if len(hand) <= self.params.potential_cards and (
+                self.params.wild_draw_potential or self.game not in ("chicago", "three_thirteen")):
+            g_now = ev.potential(hand)
+        stock = dd_now - (1.0 + beta) * g_now
         return best < stock - self.params.take_margin
 
     # ------------------------------------------------------------------ discarding

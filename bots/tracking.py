@@ -67,21 +67,8 @@ class HandMemory:
     melded: bool = False
     melded_this_turn: bool = False
     turns: int = 0
-    #: The draw potential of hands evaluated against the unseen cards ``potentials_of``
-    #: (see HandEvaluator). A potential depends on the unseen cards, so the cache holds
-    #: for those only: reusing a value computed before a card was seen would make a
-    #: decision depend on which decisions came before, not on what the seat saw (a bot
-    #: restored from the journal, which recalls without deciding, would decide apart).
-    potentials: dict[tuple[Card, ...], float] = field(default_factory=dict)
-    potentials_of: tuple[int, ...] = ()
-
-    def potential_cache(self, unseen: Sequence[int]) -> dict[tuple[Card, ...], float]:
-        """The potentials computed against exactly ``unseen`` (a fresh cache otherwise)."""
-        key = tuple(unseen)
-        if key != self.potentials_of:
-            self.potentials = {}
-            self.potentials_of = key
-        return self.potentials
+    #: What drawing each face saves each hand evaluated this hand (see HandEvaluator).
+    gains: dict[tuple[Card, ...], dict[int, float]] = field(default_factory=dict)
 
     def known_cards(self, seat: int) -> set[Card]:
         return self.known.setdefault(seat, set())
