@@ -12,7 +12,9 @@ For each game, at 2 seats and at the game's largest seat count (Gin has only 2):
 Each line gives the leading bot's win rate with two 95% intervals (Wilson's over games,
 and the paired one over deal sets, which the paired deals tighten: see docs/bots.md),
 its fair share (1/seats) and the goal, then every bot's decision time (median, p99 and
-max in milliseconds), games per second and the wall time. Games are spread over
+max in milliseconds of wall time; and the median and p99 of the CPU time the process
+spent in the decision, which a loaded machine does not inflate), games per second and
+the wall time. Games are spread over
 ``--jobs`` processes; the schedule and every game's chance are fixed by ``--seed`` (see
 :mod:`rummyhall.bots.arena`), so the same seed gives the same games, whatever the number
 of processes, for every bot that does not read the clock. The expert's budget is wall
@@ -52,8 +54,11 @@ MAX_SEATS = {name: cls.max_players for name, cls in GAMES.items()}
 GOALS = {("strong", "simple"): (0.70, 2.0), ("expert", "strong"): (0.50, 1.0)}
 EXPERT_GIN_GOAL = 0.55
 
-# Decision times of the bots built in this process (a worker sends them back per game).
+# Decision times of the bots built in this process (a worker sends them back per game):
+# wall time, and the process's CPU time (what the bot itself spent: on a loaded machine
+# the wall time also counts the waits for a core).
 _TIMES: dict[str, list[float]] = {}
+_CPU: dict[str, list[float]] = {}
 
 
 class Timed:
@@ -65,9 +70,10 @@ class Timed:
         self.needs_view = inner.needs_view
 
     def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         action = self.inner.choose(view, legal)
         _TIMES.setdefault(self.name, []).append(time.perf_counter() - start)
+        _CPU.setdefault(self.name, []).append(time.process_time() - cpu)
         return action
 
 
@@ -91,11 +97,15 @@ class Factory:
         return Timed(ExpertBot(params, rng))
 
 
-def _play(task: tuple[ArenaConfig, int, int]) -> tuple[GameOutcome, dict[str, list[float]]]:
+Times = dict[str, tuple[list[float], list[float]]]  # per bot: wall and CPU seconds
+
+
+def _play(task: tuple[ArenaConfig, int, int]) -> tuple[GameOutcome, Times]:
     config, deal_set, rotation = task
     _TIMES.clear()
+    _CPU.clear()
     outcome = play_one(config, deal_set, rotation)
-    return outcome, {k: list(v) for k, v in _TIMES.items()}
+    return outcome, {k: (list(v), list(_CPU.get(k, ()))) for k, v in _TIMES.items()}
 
 
 def lineup(game: str, seats: int, top: Factory, rest: Factory, *, games: int,
@@ -111,8 +121,7 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
 
 
-def measure(config: ArenaConfig, jobs: int) -> tuple[list[GameOutcome], dict[str, list[float]],
-                                                     float]:
+def measure(config: ArenaConfig, jobs: int) -> tuple[list[GameOutcome], Times, float]:
     tasks = [(config, d, r) for d, r in schedule(config)]
     start = time.perf_counter()
     if jobs > 1:
@@ -121,14 +130,16 @@ def measure(config: ArenaConfig, jobs: int) -> tuple[list[GameOutcome], dict[str
     else:
         results = [_play(t) for t in tasks]
     elapsed = time.perf_counter() - start
-    times: dict[str, list[float]] = {}
+    times: Times = {}
     for _, got in results:
-        for name, values in got.items():
-            times.setdefault(name, []).extend(values)
+        for name, (wall, cpu) in got.items():
+            acc = times.setdefault(name, ([], []))
+            acc[0].extend(wall)
+            acc[1].extend(cpu)
     return [o for o, _ in results], times, elapsed
 
 
-def report(config: ArenaConfig, outcomes: list[GameOutcome], times: dict[str, list[float]],
+def report(config: ArenaConfig, outcomes: list[GameOutcome], times: Times,
            elapsed: float, goal: tuple[float, float | None]) -> str:
     top = summarize(config, outcomes)[0]
     _, low, high = paired_interval(config, outcomes, 0)
@@ -143,12 +154,14 @@ def report(config: ArenaConfig, outcomes: list[GameOutcome], times: dict[str, li
              f"  (fair share {fair:.1%}, goal {target:.1%}; points/hand "
              f"{top.points_per_hand:.2f}){f'  {errors} errors' if errors else ''}"]
     for name in sorted(times):
-        values = times[name]
+        values, cpu = times[name]
         if values:
             median = statistics.median(values) * 1e3
             lines.append(f"      {name:<7} decision ms: median {median:6.2f}"
                          f"  p99 {percentile(values, 0.99) * 1e3:6.2f}  max "
-                         f"{max(values) * 1e3:7.2f}  ({len(values)} decisions)")
+                         f"{max(values) * 1e3:7.2f}  (CPU: median "
+                         f"{statistics.median(cpu) * 1e3:6.2f}  p99 "
+                         f"{percentile(cpu, 0.99) * 1e3:6.2f})  ({len(values)} decisions)")
     lines.append(f"      {len(outcomes) / elapsed:.2f} games/s, {elapsed:.0f} s")
     return "\n".join(lines)
 

@@ -87,7 +87,7 @@ class HandEvaluator:
     """
 
     def __init__(self, rules: MeldRules, unseen: Sequence[int],
-                 cache: dict[tuple[Card, ...], float] | None = None) -> None:
+                 gains: dict[tuple[Card, ...], dict[int, float]] | None = None) -> None:
         self.rules = rules
         self.unseen = unseen
         self.total = sum(unseen)
@@ -95,9 +95,13 @@ class HandEvaluator:
         self.cyclic = rules.ace_mode != "low"
         self.wild_mask = 1 | (_RANK_FACES[rules.wild_rank] if rules.wild_rank else 0)
         self.wild_faces = _bits(self.wild_mask)
-        # Potentials may be shared by the decisions of one hand: the unseen cards change
-        # by a card or two between them, which hardly moves an average over thirty.
-        self._potential: dict[tuple[Card, ...], float] = {} if cache is None else cache
+        # What drawing a face saves a hand depends on the hand and the face alone, not on
+        # the unseen cards (they only weigh the faces): ``gains`` keeps those savings for
+        # every decision of a hand (the caller's HandMemory.gains), so a potential is
+        # exact for the unseen cards of this decision and the same whatever was computed
+        # before (a bot restored from the journal decides as one that never stopped).
+        self._gains: dict[tuple[Card, ...], dict[int, float]] = {} if gains is None else gains
+        self._potential: dict[tuple[Card, ...], float] = {}
 
     # -- deadwood and potential
 
@@ -148,10 +152,22 @@ class HandEvaluator:
     def _compute_potential(self, hand: tuple[Card, ...]) -> float:
         if not self.total:
             return 0.0
+        gains = self._gains.get(hand)
+        if gains is None:
+            gains = self._gains[hand] = {}
+        missing = [face for face, _ in self.faces if face not in gains]
+        if missing:
+            self._fill_gains(hand, missing, gains)
+        return sum(n * gains[face] for face, n in self.faces) / self.total
+
+    def _fill_gains(self, hand: tuple[Card, ...], faces: Sequence[int],
+                    gains: dict[int, float]) -> None:
+        """The deadwood that drawing each of ``faces`` saves ``hand`` (then discarding)."""
         rules = self.rules
         dd = deadwood_points(hand, rules)
         if dd == 0:
-            return 0.0
+            gains.update(dict.fromkeys(faces, 0.0))
+            return
         after = discard_deadwoods(hand, rules)
         most = dd - min(after.values())
         related, exact = self._related_exact(hand)
@@ -161,24 +177,44 @@ class HandEvaluator:
         loose = sorted((c for c in hand if after[c] == dd - points[c & 63]),
                        key=lambda c: -points[c & 63])[:2]
         held = set(hand)
-        acc = 0.0
-        for face, n in self.faces:
+        # Off the fast path, faces that play alike share one solve: two faces of one rank
+        # whose suits hold no natural card within a run's reach (one rank more per wild
+        # card held) can only meld in sets or with wild cards, and suits score alike; so
+        # are the wild cards of one rank.
+        classes: dict[tuple[int, int], float] = {}
+        wilds = sum(1 for c in hand if rules.is_wild(c))
+        reach = 2 + wilds
+        suit_ranks = [[c & 15 for c in hand if not rules.is_wild(c) and (c >> 4) & 3 == suit]
+                      for suit in range(4)]
+        for face in faces:
             p = points[face]
             gain = most - p if most > p else 0
+            key: tuple[int, int] | None = None
+            if related >> face & 1 and not exact:
+                rank = face & 15
+                if self.wild_mask >> face & 1:
+                    key = (-1, rank)
+                elif not any(_distance(rank, r, self.cyclic) <= reach
+                             for r in suit_ranks[(face >> 4) & 3]):
+                    key = (rank, 0)
+                if key is not None and key in classes:
+                    gains[face] = classes[key]
+                    continue
             if related >> face & 1:
                 u = face
                 while u in held:
                     u += 64
                 grown = (*hand, Card(u))
-                if deadwood_points(grown, rules) < dd + p:
+                if deadwood_points(grown, rules) < dd + p:  # it melds with the hand
                     if exact:
                         best = min(discard_deadwoods(grown, rules).values())
                     else:
                         best = min([dd, *(deadwood_points([x for x in grown if x != c], rules)
                                           for c in loose)])
                     gain = max(gain, dd - best)
-            acc += n * gain
-        return acc / self.total
+            gains[face] = float(gain)
+            if key is not None:
+                classes[key] = float(gain)
 
     def value(self, hand: Sequence[Card], beta: float, dd: int | None = None) -> float:
         """``V(H) = dd(H) - beta * g(H)``: lower is better."""
@@ -249,6 +285,12 @@ def _meldable(m: int) -> int:
         if (m >> r & _SPREAD).bit_count() >= 2:
             out |= _SPREAD << r
     return out & ~m
+
+
+def _distance(a: int, b: int, cyclic: bool) -> int:
+    """How many ranks apart ``a`` and ``b`` are (round the corner when ``cyclic``)."""
+    d = abs(a - b)
+    return min(d, 13 - d) if cyclic else d
 
 
 def _rank_faces(rank: int) -> tuple[int, ...]:

@@ -22,9 +22,10 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   from the pile; the card's partners are live) times ``w`` points. Cards whose partners
   are dead have no potential and no danger, so they go first among equals.
 - **Ending the hand.**
-  Gin: gin at once; knock when the chance of an undercut is small (and lay, among the
-  arrangements of least deadwood, the one exposed to the fewest expected layoff points:
-  ``own_melds``); the opponent's
+  Gin: gin at once; knock when the chance of an undercut is small (a plain knock lets
+  the server lay the arrangement of least deadwood that takes the fewest layoffs; with
+  ``own_melds`` the bot lays its own when one with more deadwood closes enough layoffs
+  to lower the risk: :mod:`~rummyhall.bots.arrangements`); the opponent's
   deadwood after layoffs is modelled as normal around a mean that falls with the number
   of cards drawn (:data:`GIN_OPPONENT`, measured in self-play), and the bot knocks when
   ``P(opponent <= mine)`` is below ``knock_risk`` (2%: early in the hand any legal
@@ -65,10 +66,10 @@ from rummyhall.rules import (
     can_lay_off,
     deadwood_points,
     discard_deadwoods,
-    optimal_arrangements,
     view_meld_rules,
 )
 
+from .arrangements import arrangements_within, expected_layoffs
 from .base import knock_with_melds
 from .evaluation import HandEvaluator
 from .tracking import HandMemory, Tracker, next_seat, unseen_faces
@@ -95,6 +96,8 @@ class StrongParams:
     """The strong bot's tunable weights (deadwood points; probabilities)."""
 
     beta: float = 1.5  # weight of the draw potential in V(H) (Gin early, Basic Rummy)
+    beta_wild: float = 0.0  # ... in Chicago and Three Thirteen
+    wild_draw_potential: bool = True  # Chicago, Three Thirteen: the draw weighs g(H)
     danger_weight: float = 6.0  # points lost when the next seat can use our discard
     take_margin: float = 0.5  # taking the discard tells the others what we collect
     candidates: int = 3  # discards whose potential is computed (the best by deadwood)
@@ -104,8 +107,7 @@ class StrongParams:
     chicago_risk_fatal: float = 0.08  # ... when the penalty would eliminate us
     rummy_hold: int = 2  # Basic: hold melds for going rummy with this many loose cards
     potential_cards: int = 11  # no potential beyond this hand size (the solver's cost)
-    own_melds: bool = True  # Gin: lay our own melds when the choice limits the layoffs
-    known_weight: float = 10.0  # ... a card the opponent is known to hold counts this much
+    own_melds: bool = True  # Gin: lay our own melds when that lowers the undercut risk
 
 
 def interpolate(table: Sequence[tuple[int, float, float]], x: float) -> tuple[float, float]:
@@ -169,7 +171,7 @@ class StrongTurn:
         self.params = bot.params
         self.rules = view_meld_rules(view)
         self.game = view.game
-        self.eval = HandEvaluator(self.rules, unseen_faces(view, mem), mem.potentials)
+        self.eval = HandEvaluator(self.rules, unseen_faces(view, mem), mem.gains)
         self.beta = self._beta()
         self.next = next_seat(view)
 
@@ -183,7 +185,7 @@ class StrongTurn:
             # Chicago: another seat may knock any time, the count now is what counts. Both:
             # with wild cards the potential measured no gain (arena against simple) and
             # costs a third of the speed.
-            return 0.0
+            return p.beta_wild
         return p.beta
 
     # ------------------------------------------------------------------ dispatch
@@ -231,10 +233,16 @@ class StrongTurn:
         dd_now = deadwood_points(hand, self.rules)
         if choices[0][0] >= dd_now and (beta <= 0 or not ev.related(top, hand)):
             return False  # it neither lowers the count nor pairs with anything
-        g_now = ev.potential(hand) if len(hand) <= self.params.potential_cards else 0.0
-        stock = dd_now - (1.0 + beta) * g_now
         best = min(ev.value(tuple(x for x in grown if x != c), beta, v)
                    for v, _, c in choices[:2])
+        margin = self.params.take_margin
+        if best >= dd_now - margin:
+            return False  # the stock is worth dd_now - (1 + beta) * g_now <= dd_now
+        g_now = 0.0
+        if len(hand) <= self.params.potential_cards and (
+                self.params.wild_draw_potential or self.game not in ("chicago", "three_thirteen")):
+            g_now = ev.potential(hand)
+        stock = dd_now - (1.0 + beta) * g_now
         return best < stock - self.params.take_margin
 
     # ------------------------------------------------------------------ discarding
@@ -288,57 +296,60 @@ class StrongTurn:
         if self.game == "three_thirteen" or low == 0:
             return safest  # go out, gin, rummy: at once
         if self.game == "gin":
-            if not self.gin_knock(low):
-                return None
-            melds = self.knock_melds(safest) if isinstance(safest, Knock) else None
-            return safest if melds is None or not isinstance(safest, Knock) else \
-                knock_with_melds(safest, melds)
+            return self.gin_knock(safest, low) if isinstance(safest, Knock) else None
         if self.game == "chicago":
             return safest if self.chicago_knock(low) else None
         return safest
 
-    def knock_melds(self, knock: Knock) -> tuple[tuple[Card, ...], ...] | None:
-        """Gin: the melds to lay with ``knock``, or None to let the server lay its default.
+    def gin_knock(self, knock: Knock, deadwood: int) -> SeatAction | None:
+        """Gin: knock (plainly, or laying our own melds) or play on (None).
 
-        Among the arrangements with the least deadwood, the one that takes the fewest
-        expected layoff points: each card we cannot place counts its points once per copy
-        unseen, each card the opponent took from the pile ``known_weight`` times. The
-        melds are named only when that beats the solver's first arrangement.
+        The chance of an undercut is modelled as ``P(D <= k)``, ``D`` the defender's count
+        after layoffs (normal, :data:`GIN_OPPONENT`, lower by 4 points for each card he
+        took from the pile). With ``own_melds`` every arrangement within the knock limit
+        is weighed (:mod:`~rummyhall.bots.arrangements`): one that lays more deadwood
+        but closes the melds the defender would lay off on moves ``D`` up by the layoffs
+        it saves; the bot lays the arrangement of least risk if it beats the plain knock
+        (the server's own choice, among the arrangements of least deadwood), and knocks
+        only when the least risk is below ``knock_risk``.
         """
-        if not self.params.own_melds or knock.card is None:
-            return None
-        view, rules = self.view, self.rules
-        kept = [c for c in view.hand if c != knock.card]
-        choices = optimal_arrangements(kept, rules, limit=32)
-        if len(choices) < 2:
-            return None
-        unseen = unseen_faces(view, self.mem, (knock.card,))
-        known = self.mem.known.get(self.next, set()) if self.next is not None else set()
-        live = [(Card(face), n) for face, n in enumerate(unseen) if n]
-
-        def exposure(melds: tuple[tuple[Card, ...], ...]) -> float:
-            total = 0.0
-            for card, n in live:
-                if any(can_lay_off(m, (card,), rules) for m in melds):
-                    total += n * rules.points(card)
-            for card in known:
-                if any(can_lay_off(m, (card,), rules) for m in melds):
-                    total += self.params.known_weight * rules.points(card)
-            return total
-
-        scores = [exposure(a.melds) for a in choices]
-        best = min(range(len(choices)), key=scores.__getitem__)
-        return choices[best].melds if scores[best] < scores[0] else None
-
-    def gin_knock(self, deadwood: int) -> bool:
         view, p = self.view, self.params
-        drawn = 31 - view.stock_count
         if deadwood <= p.gin_chase and view.stock_count > 16:
-            return False
-        mean, spread = interpolate(GIN_OPPONENT, drawn)
-        took = len(self.mem.known.get(self.next or 0, ()))
-        mean = max(0.0, mean - 4.0 * took)
-        return prob_at_most(deadwood, mean, spread) < p.knock_risk
+            return None
+        mean, spread = interpolate(GIN_OPPONENT, 31 - view.stock_count)
+        known = self.mem.known.get(self.next, set()) if self.next is not None else set()
+        mean = max(0.0, mean - 4.0 * len(known))
+        plain = prob_at_most(deadwood, mean, spread)
+        own: tuple[float, tuple[tuple[Card, ...], ...]] | None = None
+        if p.own_melds and knock.card is not None:
+            own = self.own_arrangement(knock.card, deadwood, mean, spread, known)
+        if own is not None and own[0] < plain and own[0] < p.knock_risk:
+            return knock_with_melds(knock, own[1])
+        return knock if plain < p.knock_risk else None
+
+    def own_arrangement(self, card: Card, deadwood: int, mean: float, spread: float,
+                        known: set[Card]) -> tuple[float, tuple[tuple[Card, ...], ...]] | None:
+        """The least undercut risk of laying our own melds (knocking with ``card``), and
+        those melds; None when no arrangement lays more deadwood than the least."""
+        view, rules = self.view, self.rules
+        limit = int(view.options.get("knock_limit", 10))
+        kept = [c for c in view.hand if c != card]
+        plans = arrangements_within(kept, rules, limit)
+        if not any(a.deadwood > deadwood for a in plans):
+            return None
+        unseen = unseen_faces(view, self.mem, (card,))
+        total = sum(unseen)
+        seat = self.next if self.next is not None else 0
+        holds = max(0, view.hand_sizes[seat] - len(known))
+        share = holds / total if total else 0.0
+        layoffs = [expected_layoffs(a.melds, rules, unseen, share, known) for a in plans]
+        least = min((x for a, x in zip(plans, layoffs, strict=True) if a.deadwood == deadwood),
+                    default=None)
+        if least is None:
+            return None  # (past the arrangements compared)
+        risk, melds = min((prob_at_most(a.deadwood + x - least, mean, spread), a.melds)
+                          for a, x in zip(plans, layoffs, strict=True) if a.deadwood > deadwood)
+        return risk, melds
 
     def chicago_knock(self, deadwood: int) -> bool:
         view, p = self.view, self.params

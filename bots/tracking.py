@@ -67,8 +67,8 @@ class HandMemory:
     melded: bool = False
     melded_this_turn: bool = False
     turns: int = 0
-    #: The draw potential of hands evaluated this hand (see HandEvaluator).
-    potentials: dict[tuple[Card, ...], float] = field(default_factory=dict)
+    #: What drawing each face saves each hand evaluated this hand (see HandEvaluator).
+    gains: dict[tuple[Card, ...], dict[int, float]] = field(default_factory=dict)
 
     def known_cards(self, seat: int) -> set[Card]:
         return self.known.setdefault(seat, set())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from rummyhall.bots import StrongBot, StrongParams, is_offered, knock_with_melds
@@ -46,20 +47,38 @@ def test_knock_with_melds_is_offered_when_its_plain_knock_is() -> None:
     assert game.can(own)
 
 
-def test_the_strong_bot_lays_the_melds_that_take_fewer_layoffs() -> None:
-    # Runs (the solver's first arrangement) take 2c 6c 2d 6d 2h 6h (24 points of layoffs);
-    # sets take only 3s 4s 5s (12): the bot lays the sets.
-    game, legal = knock_position(SQUARE, "Kh", "6s 7s 8s 9s Ts Js Qs Ks As 9d")
+def test_the_strong_bot_lays_more_deadwood_when_that_closes_a_known_layoff() -> None:
+    # Ac-4c 777 / 2d 3h (5 points): the defender took the 5c from the pile, so laying the
+    # four-card run lets him lay it off (D - 5 <= 5: an undercut from D <= 10); laying
+    # Ac 2c 3c and keeping the 4c (9 points) closes it (an undercut only from D <= 9).
+    game, legal = knock_position("Ac 2c 3c 4c 7h 7d 7s 2d 3h", "Kh",
+                                 "5c 8s 9s Ts Jd Qd Kd 6h 9h Qh")
     view = seat_view(game, 0)
-    action = StrongBot().choose(view, legal)
+    eager = StrongParams(knock_risk=0.9)  # (early in the hand the bot would not knock 5)
+    bot = StrongBot(eager)
+    bot.tracker.observe(view).known_cards(1).add(Card.parse("5c"))
+    action = bot.choose(view, legal)
     assert isinstance(action, Knock) and action.card == Card.parse("Kh")
     assert action.melds is not None
-    assert sorted(" ".join(map(str, m)) for m in action.melds) == [
-        "3c 3d 3h", "4c 4d 4h", "5c 5d 5h"]
+    assert sorted(" ".join(map(str, m)) for m in action.melds) == ["7d 7h 7s", "Ac 2c 3c"]
     assert game.can(action)
-    # without the option it leaves the arrangement to the server
-    plain = StrongBot(StrongParams(own_melds=False)).choose(view, legal)
+    # without the known card the four-card run's 5c is only a chance: the plain knock
+    plain = StrongBot(eager).choose(view, legal)
     assert isinstance(plain, Knock) and plain.melds is None
+    # and without the option the bot leaves the arrangement to the server
+    off = StrongBot(dataclasses.replace(eager, own_melds=False))
+    off.tracker.observe(view).known_cards(1).add(Card.parse("5c"))
+    action = off.choose(view, legal)
+    assert isinstance(action, Knock) and action.melds is None
+
+
+def test_equal_deadwood_arrangements_are_left_to_the_server() -> None:
+    # Runs or sets of the square leave the same 2 points: the server, which sees the
+    # defender's hand, lays the one taking the fewest layoffs; the bot knocks plainly.
+    game, legal = knock_position(SQUARE, "Kh", "6s 7s 8s 9s Ts Js Qs Ks As 9d")
+    action = StrongBot(StrongParams(knock_risk=0.9)).choose(seat_view(game, 0), legal)
+    assert isinstance(action, Knock) and action.card == Card.parse("Kh")
+    assert action.melds is None
 
 
 def test_with_one_best_arrangement_the_strong_bot_knocks_plainly() -> None:

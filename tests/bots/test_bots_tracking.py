@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import pytest
+
 from rummyhall.bots.arena import seat_order_shuffle
 from rummyhall.bots.evaluation import HandEvaluator, run_windows
 from rummyhall.bots.tracking import Tracker, unseen_faces
@@ -18,6 +20,7 @@ from rummyhall.rules import (
     PassUpcard,
     SeatAction,
     deadwood_points,
+    discard_deadwoods,
     make_deck,
     meld_rules_for,
     new_game,
@@ -156,3 +159,47 @@ def test_run_windows_follow_the_ace_mode() -> None:
     assert windows(13, high) == {frozenset({11, 12}), frozenset({12, 1})}
     corner = meld_rules_for("basic", {"ace_mode": "round_the_corner"})
     assert windows(1, corner) == {frozenset(w) for w in ({2, 3}, {13, 2}, {12, 13})}
+
+
+@pytest.mark.parametrize(("game", "players", "round_no", "text"), [
+    ("chicago", 2, 0, "2s 5h 5c 9d Td Kc 3h"),  # one wild card
+    ("chicago", 8, 0, "2s 2h 9c 9d Jh Kc 4s"),  # two: runs reach further
+    ("three_thirteen", 8, 5, "7c 7h 8d Kc Ks 3h 4h"),  # sevens wild
+])
+def test_wild_card_potential_is_the_average_saving_of_every_unseen_face(
+        game: str, players: int, round_no: int, text: str) -> None:
+    """Off the solver's fast path faces that play alike share one solve (same rank, no
+    natural card of their suit within reach; the wild cards of one rank): the potential
+    is still the exact average, over every unseen card, of what drawing it saves
+    (discarding the drawn card or one of the hand's two dearest loose cards)."""
+    rules = meld_rules_for(game, round=max(round_no, 1))
+    hand = parse_cards(text)
+    unseen = [0] * 64
+    for c in new_game(game, players=players).shuffle_cards():
+        if c not in hand:
+            unseen[c.face] += 1
+    dd = deadwood_points(hand, rules)
+    after = discard_deadwoods(hand, rules)
+    most = dd - min(after.values())
+    loose = sorted((c for c in hand if after[c] == dd - rules.points(c)),
+                   key=lambda c: -rules.points(c))[:2]
+    total = expected = 0.0
+    for face, n in enumerate(unseen):
+        if not n:
+            continue
+        u = Card(face)
+        while u in hand:
+            u = Card(u + 64)
+        grown = (*hand, u)
+        gain = max(0, most - rules.points(u))
+        # (a face no natural card of the hand reaches is taken to stay deadwood, as the
+        # module says: with two wild cards held that is an approximation)
+        reached = rules.is_wild(u) or any(
+            not rules.is_wild(c) and (c.rank == u.rank or (
+                c.suit == u.suit and abs(c.rank - u.rank) <= 2)) for c in hand)
+        if reached and deadwood_points(grown, rules) < dd + rules.points(u):
+            gain = max(gain, dd - min([dd, *(deadwood_points([x for x in grown if x != c], rules)
+                                             for c in loose)]))
+        expected += n * gain
+        total += n
+    assert math.isclose(HandEvaluator(rules, unseen).potential(hand), expected / total)
