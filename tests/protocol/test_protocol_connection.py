@@ -389,3 +389,25 @@ def test_an_unknown_field_nested_to_the_depth_limit_is_read() -> None:
             assert info.value.code == "bad_frame"
         else:
             assert server.next_event() == Ping(id=1)
+
+
+def test_the_frame_limit_holds_for_a_frame_that_follows_another_in_one_read() -> None:
+    client, server = ready_pair()
+    server.receive_data(client.send(Ping(id=1)) * 3 + padded(MAX_FRAME + 1))
+    assert [server.next_event() for _ in range(3)] == [Ping(id=1)] * 3
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_event()
+    assert info.value.code == "frame_too_large"
+
+
+def test_a_refusal_names_the_known_type_it_refused() -> None:
+    """A known message that breaks its schema is refused naming its type (the server
+    prompts a seat again after a refused action); an unknown type names none."""
+    _, server = ready_pair()
+    for wire, kind in (({"type": "action", "table": "one"}, "action"),
+                       ({"type": "nope"}, None)):
+        body = msgpack.packb(wire)
+        server.receive_data(len(body).to_bytes(4, "big") + body)
+        with pytest.raises(RemoteProtocolError) as info:
+            server.next_event()
+        assert not info.value.fatal and info.value.message_type == kind, wire

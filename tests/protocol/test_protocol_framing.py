@@ -5,7 +5,13 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from rummyhall.protocol import FrameDecoder, LocalProtocolError, RemoteProtocolError, encode_frame
+from rummyhall.protocol import (
+    FrameDecoder,
+    LocalProtocolError,
+    RemoteProtocolError,
+    encode_frame,
+    encode_message,
+)
 from rummyhall.protocol.framing import NO_FRAME, check_value, unpack_body
 
 
@@ -58,6 +64,38 @@ def test_the_limit_itself_is_allowed() -> None:
         decoder.next_value()
 
 
+def test_the_decoders_limit_can_be_changed_between_frames() -> None:
+    decoder = FrameDecoder(4096)
+    assert decoder.max_frame == 4096 and not decoder.eof
+    decoder.max_frame = 8192
+    decoder.feed((8192).to_bytes(4, "big") + b"\x00" * 8192)
+    assert decoder.next_frame() == b"\x00" * 8192
+    decoder.feed(b"")
+    assert decoder.eof
+
+
+def test_buffered_counts_the_bytes_of_the_frame_under_way() -> None:
+    """Nothing before the first bytes; after a whole frame is taken from a read that
+    also began the next, the bytes of that next frame only."""
+    decoder = FrameDecoder(4096)
+    assert decoder.buffered == 0
+    second = frame({"type": "ping", "id": 2})
+    decoder.feed(frame({"type": "ping", "id": 1}) + second[:5])
+    assert decoder.next_frame() is not None
+    assert decoder.next_frame() is None and decoder.buffered == 5
+    decoder.feed(second[5:])
+    assert decoder.next_frame() is not None and decoder.buffered == 0
+
+
+def test_encode_message_takes_a_body_of_exactly_the_limit() -> None:
+    wire = {"type": "say", "text": "x" * 100}
+    size = len(msgpack.packb(wire))
+    assert len(encode_message(wire, size)) == 4 + size
+    with pytest.raises(LocalProtocolError) as info:
+        encode_message(wire, size - 1)
+    assert info.value.code == "frame_too_large"
+
+
 def test_end_of_stream_inside_a_frame() -> None:
     decoder = FrameDecoder(65_536)
     decoder.feed(frame({"type": "ping"})[:-1])
@@ -71,6 +109,7 @@ def test_end_of_stream_inside_a_frame() -> None:
 
 
 def test_encode_frame_refuses_past_the_limit() -> None:
+    assert encode_frame(b"x" * 10, 10) == (10).to_bytes(4, "big") + b"x" * 10
     with pytest.raises(LocalProtocolError) as info:
         encode_frame(b"x" * 10, 9)
     assert info.value.code == "frame_too_large"
