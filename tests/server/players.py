@@ -9,7 +9,7 @@ from hang_guard import HANG_GUARD
 
 from rummyhall.bots import Strategy
 from rummyhall.client import RequestRefused, Session
-from rummyhall.protocol import CLIENT, CLOSED, Connection, Hello, Message
+from rummyhall.protocol import CLIENT, CLOSED, Connection, CreateTable, Hello, Message, Ok
 
 
 async def play_seat(session: Session, table: int, strategy: Strategy, *,
@@ -65,6 +65,14 @@ class RawClient:
     async def hello(self, name: str, kind: str = "person") -> Message:
         await self.send(Hello(versions=(1,), name=name, kind=kind))
         return await self.receive()
+
+    async def create_table(self, game: str = "gin", players: int = 2,
+                           request_id: int = 1) -> int:
+        """Create a table (its ok is read here) and return its number."""
+        await self.send(CreateTable(game=game, players=players, id=request_id))
+        created = await self.receive()
+        assert isinstance(created, Ok) and created.table is not None, created
+        return created.table
 
     async def send(self, message: Message) -> None:
         await self.stream.send_all(self.conn.send(message))

@@ -246,10 +246,7 @@ async def test_replies_come_in_the_order_of_the_requests(hall: Hall) -> None:
     assert hall.port
     raw = await RawClient.connect(hall.port)
     await raw.hello("ada")
-    await raw.send(CreateTable(game="gin", players=2, id=1))
-    created = await raw.receive()
-    assert isinstance(created, Ok) and created.table is not None
-    table = created.table
+    table = await raw.create_table()
     # a table request and a lobby request sent together: the replies keep their order
     await raw.send_bytes(raw.conn.send(Watch(table=table, id=2)) + raw.conn.send(Ping(id=3)))
     replies: list[object] = []
@@ -279,11 +276,9 @@ async def test_a_session_reads_on_while_its_table_works_and_replies_keep_their_o
     assert hall.port
     raw = await RawClient.connect(hall.port)
     await raw.hello("ada")
-    await raw.send(CreateTable(game="gin", players=2, id=1))
-    created = await raw.receive()
-    assert isinstance(created, Ok) and created.table is not None
+    table = await raw.create_table()
     (session,) = hall.sessions
-    await raw.send(Watch(table=created.table, id=2))
+    await raw.send(Watch(table=table, id=2))
     with trio.fail_after(HANG_GUARD):
         await held.wait()
     heard = session.heard_at

@@ -155,19 +155,11 @@ async def test_a_token_does_not_buy_a_name_another_player_is_using(hall: Hall) -
     whose holder is connected: that is refused as ``name_taken``, and the holder keeps
     it."""
     assert hall.port
-    zed, welcome = await welcome_of(hall.port, "zed")
-    assert isinstance(welcome, Welcome)
-    await zed.aclose()
-    await wait_for(lambda: not any(p.name == "zed" for p in hall.lobby.players.connected()))
+    zed = await regular(hall, "zed")
+    ann = await regular(hall, "ann")  # (a name before "carol", zed's after)
     carol, hers = await welcome_of(hall.port, "carol")
     assert isinstance(hers, Welcome)
-    token = session_of(welcome).token
-    ann, hers_too = await welcome_of(hall.port, "ann")  # (a name before "carol", zed's after)
-    assert isinstance(hers_too, Welcome)
-    await ann.aclose()
-    await wait_for(lambda: not any(p.name == "ann" for p in hall.lobby.players.connected()))
-    for name, thief_token in (("carol", token), ("Carol", token),
-                              ("carol", session_of(hers_too).token)):
+    for name, thief_token in (("carol", zed), ("Carol", zed), ("carol", ann)):
         thief, answer = await welcome_of(hall.port, name, thief_token)
         assert fatal_code(answer) == "name_taken", name
         await thief.aclose()

@@ -122,12 +122,9 @@ async def test_a_request_to_a_table_that_is_closing_gets_its_one_reply(hall: Hal
     assert hall.port
     raw = await RawClient.connect(hall.port)
     await raw.hello("ada")
-    await raw.send(CreateTable(game="gin", players=2, id=1))
-    created = await raw.receive()
-    assert isinstance(created, Ok) and created.table is not None
-    table = hall.lobby.tables[created.table]
-    table.close()  # (its inbox is shut; the lobby lists it until its next change)
-    await raw.send(Join(table=created.table, seat=0, id=2))
+    number = await raw.create_table()
+    hall.lobby.tables[number].close()  # (its inbox is shut; listed until its next change)
+    await raw.send(Join(table=number, seat=0, id=2))
     await raw.send(Ping(id=3))
     replies = [await raw.receive(), await raw.receive()]
     refusal, pong = replies
