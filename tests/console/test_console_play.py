@@ -432,19 +432,14 @@ def test_quit_and_exit_at_a_game_where_we_sit_ask_first_as_ctrl_q_does(
     assert reached == ["asked thrice"]
 
 
-def test_quit_in_the_lobby_quits_at_once(server_port: int) -> None:
+@pytest.mark.parametrize("how", [":quit", "Ctrl-Q"])
+def test_quitting_in_the_lobby_quits_at_once(server_port: int, how: str) -> None:
     async def scenario(p: Person) -> None:
         await p.wait(lambda: p.model.games, what="the games")
-        await p.type_command("quit")
-        await p.wait(lambda: False, timeout=10, what="the app to quit")
-
-    run(server_port, scenario)
-
-
-def test_ctrl_q_in_the_lobby_quits_at_once(server_port: int) -> None:
-    async def scenario(p: Person) -> None:
-        await p.wait(lambda: p.model.games, what="the games")
-        await p.press("\x11")
+        if how == ":quit":
+            await p.type_command("quit")
+        else:
+            await p.press("\x11")
         await p.wait(lambda: False, timeout=10, what="the app to quit")
 
     run(server_port, scenario)
