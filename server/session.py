@@ -19,7 +19,7 @@ import logging
 import math
 import secrets
 import socket
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import trio
 
@@ -70,6 +70,8 @@ if TYPE_CHECKING:
     from .hall import Hall
 
 log = logging.getLogger("rummyhall.session")
+
+_Step = TypeVar("_Step", Hello, Login)  # what the handshake reads, in turn
 
 READ_SIZE = 65_536
 REPLY_WAIT = 30.0  # seconds a session waits for a table to handle its request, at most
@@ -159,7 +161,7 @@ class ServerSession:
         s = self.hall.settings
         hello: Hello | None = None
         with trio.move_on_after(s.handshake_seconds), self._greeting:
-            hello = await self._read_hello()
+            hello = await self._read_handshake(Hello)
         if hello is None:
             if self._closing is not None:
                 return  # closed from outside (a shutdown): _finish sends why
@@ -244,7 +246,7 @@ class ServerSession:
             return None
         self._greeting = trio.CancelScope()  # (a scope is entered once: a fresh one)
         with trio.move_on_after(s.handshake_seconds), self._greeting:
-            login = await self._read_login()
+            login = await self._read_handshake(Login)
         if login is None:
             if self._closing is None and self.conn.state is State.LOGIN:
                 await self._refuse(fatal("password_required",
@@ -272,44 +274,29 @@ class ServerSession:
         limiter.succeeded(self.address)
         return login
 
-    async def _read_login(self) -> Login | None:
-        """The client's login, or None (it closed, or broke the protocol: refused)."""
-        while True:
-            try:
-                event = self.conn.next_event()
-            except RemoteProtocolError as exc:
-                await self._refuse(error_message(exc))
-                return None
-            if isinstance(event, Login):
-                return event
-            if event is NEED_DATA:
-                data = await self.stream.receive_some(READ_SIZE)
-                self.conn.receive_data(bytes(data))
-                continue
-            return None  # closed (a bye), or nothing else can come in LOGIN
-
     async def _refuse(self, message: ErrorMessage) -> None:
         """Send the error that ends the handshake."""
         if message.fatal:
             self.close_code = message.code
         await self._send_now(message)
 
-    async def _read_hello(self) -> Hello | None:
+    async def _read_handshake(self, kind: type[_Step]) -> _Step | None:
+        """The client's next handshake message, a ``kind`` (its hello, then its login when
+        the hall has a password), or None: it closed, said bye, or broke the protocol
+        (refused). The connection pauses only after each of these, so here it either
+        has the message or needs data."""
         while True:
             try:
                 event = self.conn.next_event()
             except RemoteProtocolError as exc:
                 await self._refuse(error_message(exc))
                 return None
-            if isinstance(event, Hello):
+            if isinstance(event, kind):
                 return event
-            if event is CLOSED:
-                return None
-            if event is NEED_DATA or event is PAUSED:
-                data = await self.stream.receive_some(READ_SIZE)
-                self.conn.receive_data(bytes(data))
-                continue
-            return None  # anything else cannot happen before the hello
+            if event is not NEED_DATA:
+                return None  # closed, or a bye in LOGIN: nothing else can come now
+            data = await self.stream.receive_some(READ_SIZE)
+            self.conn.receive_data(bytes(data))
 
     async def _reader(self) -> None:
         assert self.player is not None

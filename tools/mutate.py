@@ -76,7 +76,7 @@ TARGETS: dict[str, Target] = {
                                                 "_enter", "_refuse", "_fail", "send", "_sent")),
     # the server session: what it reads, the limits it announces, the rate it allows
     "server/session.py": Target((*SERVER_GUARDS, "tests/server/test_play.py"),
-                                ("limits", "_read_hello", "_reader", "_over_rate", "_queue"),
+                                ("limits", "_read_handshake", "_reader", "_over_rate", "_queue"),
                                 GUARD_TESTS),
     # the rate limit's cap
     "protocol/ratelimit.py": Target(("tests/protocol/test_protocol_ratelimit.py",
