@@ -15,6 +15,7 @@ from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import RequestRefused, Session, open_session
+from rummyhall.client.fairness import DealVerdict
 from rummyhall.protocol import (
     AddBot,
     Contribute,
@@ -171,16 +172,22 @@ async def test_a_seat_that_commits_and_does_not_reveal_holds_the_deal_its_window
     await raw.aclose()
 
 
+async def verdicts_of_a_game(ada: Session) -> list[DealVerdict]:
+    """Play a one-hand gin game at seat 0 against a simple house bot: ada's verdicts on
+    its deals."""
+    table = await ada.create_table("gin", 2, {"target_score": 1})
+    await ada.add_bot(table, 1, "simple")
+    await ada.join(table, 0)
+    await ada.start(table)
+    await play_seat(ada, table, SimpleBot())
+    return ada.deals[table].verdicts
+
+
 @UNSEEDED
 async def test_the_reveals_come_when_the_hand_ends(hall: Hall, settings: Settings) -> None:
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada") as ada:
-        table = await ada.create_table("gin", 2, {"target_score": 1})
-        await ada.add_bot(table, 1, "simple")
-        await ada.join(table, 0)
-        await ada.start(table)
-        await play_seat(ada, table, SimpleBot())
-        verdicts = ada.deals[table].verdicts
+        verdicts = await verdicts_of_a_game(ada)
         assert verdicts and all(v.ok and v.check.mine_used for v in verdicts)
         assert "verified" in verdicts[0].words()
 
@@ -188,12 +195,7 @@ async def test_the_reveals_come_when_the_hand_ends(hall: Hall, settings: Setting
 async def test_a_seeded_server_says_so_and_takes_no_contribution(hall: Hall) -> None:
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada") as ada:
-        table = await ada.create_table("gin", 2, {"target_score": 1})
-        await ada.add_bot(table, 1, "simple")
-        await ada.join(table, 0)
-        await ada.start(table)
-        await play_seat(ada, table, SimpleBot())
-        verdicts = ada.deals[table].verdicts
+        verdicts = await verdicts_of_a_game(ada)
         assert verdicts and all(v.ok and v.check.seeded for v in verdicts)
         assert all(v.check.mine_used is None for v in verdicts)
         assert "seeded" in verdicts[0].words()

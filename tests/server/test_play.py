@@ -56,6 +56,18 @@ async def my_turn(session: Session, table: int) -> None:
     await wait_for(lambda: session.tables[table].my_turn)
 
 
+async def raw_first_turn(raw: RawClient) -> YourTurn:
+    """Make table 1 (gin, a simple house bot at seat 1), sit at seat 0, start it, and
+    read up to our first your_turn, which is returned."""
+    await raw.send(CreateTable(game="gin", players=2, id=1))
+    await raw.send(AddBot(table=1, seat=1, strategy="simple", id=2))
+    await raw.send(Join(table=1, seat=0, id=3))
+    await raw.send(Start(table=1, id=4))
+    while not isinstance(prompt := await raw.receive(), YourTurn):
+        pass
+    return prompt
+
+
 async def test_illegal_and_stale_actions_change_nothing(hall: Hall) -> None:
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada") as ada:
@@ -496,12 +508,7 @@ async def test_an_action_refused_unread_is_followed_by_a_fresh_your_turn(hall: H
     assert hall.port
     raw = await RawClient.connect(hall.port)
     await raw.hello("ada")
-    await raw.send(CreateTable(game="gin", players=2, id=1))
-    await raw.send(AddBot(table=1, seat=1, strategy="simple", id=2))
-    await raw.send(Join(table=1, seat=0, id=3))
-    await raw.send(Start(table=1, id=4))
-    while not isinstance(prompt := await raw.receive(), YourTurn):
-        pass
+    prompt = await raw_first_turn(raw)
     body = msgpack.packb({"type": "action", "table": 1, "move": prompt.move, "id": 9,
                           "action": {"kind": "discard", "card": "10d"}})
     await raw.send_bytes(len(body).to_bytes(4, "big") + body)
@@ -517,12 +524,7 @@ async def test_a_bad_frame_that_is_no_action_brings_no_fresh_your_turn(hall: Hal
     assert hall.port
     raw = await RawClient.connect(hall.port)
     await raw.hello("ada")
-    await raw.send(CreateTable(game="gin", players=2, id=1))
-    await raw.send(AddBot(table=1, seat=1, strategy="simple", id=2))
-    await raw.send(Join(table=1, seat=0, id=3))
-    await raw.send(Start(table=1, id=4))
-    while not isinstance(await raw.receive(), YourTurn):
-        pass
+    await raw_first_turn(raw)
     body = msgpack.packb({"type": "say", "text": 7, "id": 9})  # a number for the text
     await raw.send_bytes(len(body).to_bytes(4, "big") + body)
     await raw.send(Ping(id=10))
@@ -607,12 +609,7 @@ async def test_a_resumed_seat_gets_its_snapshot_before_its_turn(
     raw = await RawClient.connect(hall.port)
     welcome = await raw.hello("ada")
     assert isinstance(welcome, Welcome)
-    await raw.send(CreateTable(game="gin", players=2, id=1))
-    await raw.send(AddBot(table=1, seat=1, strategy="simple", id=2))
-    await raw.send(Join(table=1, seat=0, id=3))
-    await raw.send(Start(table=1, id=4))
-    while not isinstance(await raw.receive(), YourTurn):
-        pass
+    await raw_first_turn(raw)
     connected = Lobby.connected
 
     async def late(self: Lobby, player: Player) -> None:
