@@ -80,6 +80,19 @@ def short_game(setup: Setup) -> Game:
 # --- moves that must be refused whole ---------------------------------------------------
 
 
+def single_card_actions(game: Game, seat: int) -> list[SeatAction]:
+    """Every action of ``seat`` that names at most one card of its hand (draws, passes,
+    rummy, every discard, knock, going out and one-card layoff): a legal list's reference
+    universe, melds aside."""
+    hand = game.hands[seat]
+    universe: list[SeatAction] = [DrawStock(seat), DrawDiscard(seat), PassUpcard(seat),
+                                  DeclareRummy(seat), Knock(seat, None)]
+    for card in hand:
+        universe += [Discard(seat, card), Knock(seat, card), GoOut(seat, card)]
+        universe += [LayOff(seat, (card,), i) for i in range(len(game.melds))]
+    return universe
+
+
 def stray_cards(game: Game) -> list[Card]:
     """Cards worth trying in an action: the mover's, the other seats', the piles' tops,
     a table meld's, and cards this game's deck does not have."""

@@ -16,23 +16,15 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
-from game_strategies import Setup, game_setups, short_game
+from game_strategies import Setup, game_setups, short_game, single_card_actions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Stage
 
 from rummyhall.bots import RandomBot, SimpleBot
 from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.rules import (
-    DeclareRummy,
-    Discard,
-    DrawDiscard,
-    DrawStock,
     Game,
-    GoOut,
-    Knock,
-    LayOff,
     Meld,
-    PassUpcard,
     SeatAction,
     seat_view,
 )
@@ -52,11 +44,7 @@ def action_key(action: SeatAction) -> tuple[object, ...]:
 def reference_actions(game: Game, seat: int, *, melds: bool) -> set[tuple[object, ...]]:
     """Every action of ``seat`` that ``Game.can`` accepts, by brute force."""
     hand = game.hands[seat]
-    universe: list[SeatAction] = [DrawStock(seat), DrawDiscard(seat), PassUpcard(seat),
-                                  DeclareRummy(seat), Knock(seat, None)]
-    for card in hand:
-        universe += [Discard(seat, card), Knock(seat, card), GoOut(seat, card)]
-        universe += [LayOff(seat, (card,), i) for i in range(len(game.melds))]
+    universe = single_card_actions(game, seat)
     if melds:
         for size in range(3, len(hand) + 1):
             universe += [Meld(seat, cards) for cards in combinations(sorted(hand), size)]

@@ -9,26 +9,19 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from game_strategies import Setup, game_setups, short_game
+from game_strategies import Setup, game_setups, short_game, single_card_actions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Stage
 
 from rummyhall.bots import RandomBot, SimpleBot
 from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.rules import (
-    DeclareRummy,
     Discard,
-    DrawDiscard,
-    DrawStock,
     Event,
     Game,
-    GoOut,
     HandDealt,
     HandScored,
     IllegalAction,
-    Knock,
-    LayOff,
-    PassUpcard,
     Phase,
     SeatAction,
     event_for,
@@ -109,12 +102,7 @@ def check_legal_actions(game: Game, seat: int, legal: list[SeatAction]) -> None:
     """legal_actions() is exactly what verify() accepts, over every action of these kinds
     (melds aside: Basic Rummy's legal melds are checked one way), and a refused action
     leaves the state untouched."""
-    hand = game.hands[seat]
-    universe: list[SeatAction] = [DrawStock(seat), DrawDiscard(seat), PassUpcard(seat),
-                                  DeclareRummy(seat), Knock(seat, None)]
-    for card in hand:
-        universe += [Discard(seat, card), Knock(seat, card), GoOut(seat, card)]
-        universe += [LayOff(seat, (card,), i) for i in range(len(game.melds))]
+    universe = single_card_actions(game, seat)
     before = snapshot(game)
     for action in universe:
         assert game.can(action) == (action in legal), action
