@@ -123,10 +123,15 @@ def lobby_text(model: ConsoleModel, width: int = 80, rows: int = 1_000) -> Fragm
               for row, info in enumerate(tables)]
     footer: Fragments = [("class:dim", "\n  Enter open · j join · w watch · n new table\n"
                           "  b add bot · g start · r refresh · h history · ? help\n")]
-    room = rows - 2 - text_rows(wrap(footer, width)) + 1
+    hint: Fragments = [("class:dim", "\n  🔒 private: :join TABLE CODE (or :watch TABLE "
+                                     "CODE)")] if any(info.lock is not None
+                                                      for info in tables) else []
+    # the heading's two rows, the footer's and the hint's (each starts on the row the
+    # tables' last newline opened)
+    room = rows - 2 - text_rows(wrap(footer, width)) + 1 - max(
+        text_rows(wrap(hint, width)) - 1, 0)
     out.extend(_scrolled(blocks, model.lobby_row, room))
-    if any(info.lock is not None for info in tables):
-        out.append(("class:dim", "\n  🔒 private: :join TABLE CODE (or :watch TABLE CODE)"))
+    out.extend(hint)
     out.extend(footer)
     return out
 

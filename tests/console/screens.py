@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from types import SimpleNamespace
 
 from prompt_toolkit.application import Application
@@ -21,7 +22,9 @@ from rummyhall.client.console.snapshot import Drawn, FixedSizeOutput, draw
 from rummyhall.client.records import RecordedGame, replay_text
 from rummyhall.client.wording import card_symbols
 from rummyhall.protocol import GameInfo, PlayedGame, PlayedSeat, SeatInfo, TableInfo
+from rummyhall.protocol.messages import TableLock
 from rummyhall.protocol.payloads import games_catalogue
+from rummyhall.protocol.proofs import KDF
 from rummyhall.rules import GAMES, Event, Game, new_game, seat_view
 from rummyhall.server.journal import action_to_json
 
@@ -189,6 +192,19 @@ def screens() -> Iterator[tuple[str, ConsoleModel]]:
     helped = lobby_model()
     helped.show_help = True
     yield "help", helped
+    yield "lobby-private-full", private_lobby_model()
+
+
+def private_lobby_model(tables: int = 40) -> ConsoleModel:
+    """A lobby of more tables than fit, every third one private (its hint line shown)."""
+    model = lobby_model()
+    lock = TableLock(kdf=KDF, salt="00" * 16, iterations=100_000,
+                     invite=True, watch_code=False)
+    for t in range(1, tables + 1):
+        info = table_info(t, "gin", 2, "waiting")
+        model.source.lobby[t] = replace(info, lock=lock if t % 3 == 0 else None)
+    model.lobby_row = tables // 2
+    return model
 
 
 def drawn(model: ConsoleModel, columns: int, rows: int) -> Drawn:
