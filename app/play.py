@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import logging
+import logging.handlers
 import socket
 import sys
+from pathlib import Path
 
+import platformdirs
 import trio
 
 from rummyhall.client import HallCredential, ServerClosed, ServerTrust, TLSError
@@ -27,6 +31,28 @@ LOCK = "\N{LOCK}"  # a server that serves TLS, in the list of those found
 
 REACH_SECONDS = 5.0  # how long play waits for the server's port to answer
 PASSWORD_TRIES = 3
+LOG_BYTES = 1 << 20  # the console's log file, at most (then it starts a new one)
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def default_log_path() -> Path:
+    """The console's log file, in the per-user log directory."""
+    return platformdirs.user_log_path("rummyhall", appauthor=False) / "console.log"
+
+
+def log_to_file(path: Path, level: str = "info") -> logging.Handler:
+    """Send the client's log to ``path`` (never to the terminal, where it would draw
+    over the full-screen console): a file of at most :data:`LOG_BYTES`, the one before
+    kept beside it as ``.1``. The handler, on the ``rummyhall`` logger."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_BYTES, backupCount=1,
+                                                   encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("rummyhall")
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    logger.propagate = False  # (nor to Python's last-resort handler, on standard error)
+    return handler
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,6 +76,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "file, as `rummyhall admin` finds it) and have the host's "
                              "commands (/kick, /ban, /unban, /mute, /close, /notice, /bans); "
                              "on the server's machine")
+    parser.add_argument("--log", type=Path, default=None, metavar="FILE",
+                        help="the console's log (connections lost and regained, failed "
+                             "deal checks; default: console.log in your log directory, "
+                             f"{default_log_path().parent}); at most 1 MiB, the one "
+                             "before kept as FILE.1")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default="info",
+                        help="log lines of this level and above (info)")
 
 
 def admin_credential(choice: str) -> str:
@@ -140,6 +173,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         credential = None if args.admin is None else admin_credential(args.admin)
     except ValueError as exc:
         print(f"rummyhall play: --admin: {exc}", file=sys.stderr)
+        return 2
+    try:
+        log_to_file(args.log or default_log_path(), args.log_level)
+    except OSError as exc:
+        print(f"rummyhall play: --log: {exc}", file=sys.stderr)
         return 2
     profile = Profile.load()
     trust = trust_from_args(args)

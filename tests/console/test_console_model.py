@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import logging
+import socket
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -230,6 +233,41 @@ def test_play_without_a_terminal_says_so(monkeypatch: pytest.MonkeyPatch,
         assert main(argv) == 2  # before any question (server, name) or LAN search
         out, err = capsys.readouterr()
         assert "needs a terminal" in err and not out
+
+
+def test_play_logs_to_its_file_never_over_the_screen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The client's log lines (a deal check that failed, a connection lost) go to the
+    console's log file, never to standard error, where they would draw over the screen;
+    a log that cannot be opened is refused before anything else."""
+    terminal = io.StringIO("")
+    terminal.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(sys, "stdin", terminal)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    logger = logging.getLogger("rummyhall")
+    before = (list(logger.handlers), logger.level, logger.propagate)
+    log = tmp_path / "logs" / "console.log"
+    with socket.socket() as closed:  # a port nobody listens on: play gives up at once
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    try:
+        assert main(["play", "--server", f"127.0.0.1:{port}", "--name", "ada",
+                     "--log", str(log), "--log-level", "info"]) == 1
+        logging.getLogger("rummyhall.client").warning("table 3: the deal check failed")
+        logging.getLogger("rummyhall.client").debug("below the level")
+    finally:
+        for handler in logger.handlers[len(before[0]):]:
+            handler.close()
+        logger.handlers[:], logger.level, logger.propagate = before
+    text = log.read_text(encoding="utf-8")
+    assert "WARNING rummyhall.client: table 3: the deal check failed" in text
+    assert "below the level" not in text
+    assert "deal check" not in capsys.readouterr().err
+    (tmp_path / "file").write_text("")
+    assert main(["play", "--server", f"127.0.0.1:{port}", "--name", "ada",
+                 "--log", str(tmp_path / "file" / "console.log")]) == 2
+    assert "--log:" in capsys.readouterr().err
 
 
 def test_a_terminal_too_small_says_so() -> None:
