@@ -44,10 +44,10 @@ import trio
 from rummyhall.bots import SimpleBot
 from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.client import open_session
-from rummyhall.protocol import GetRecord, ListGamesPlayed, ListRatings, Message
+from rummyhall.protocol import GetRecord, ListGamesPlayed, ListRatings, Message, action_to_entry
 from rummyhall.rules import new_game, seat_view
 from rummyhall.server import Hall, Settings
-from rummyhall.server.journal import Journal, action_to_json
+from rummyhall.server.journal import Journal
 from rummyhall.server.store import RATE_SQL, Store, _summary, name_key
 from rummyhall.server.tokens import digest
 
@@ -116,7 +116,7 @@ def real_journals(count: int) -> list[list[dict[str, Any]]]:
             action = shuffle_for(game, rng) if seat is None else \
                 bots[seat].choose(seat_view(game, seat), game.legal_actions())
             game.apply(action)
-            actions.append(action_to_json(action))
+            actions.append(action_to_entry(action))
         out.append(actions)
     return out
 

@@ -14,16 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rummyhall.protocol import GameRecord, JournalEntry, action_from_wire
+from rummyhall.protocol import GameRecord, JournalEntry, action_from_entry
 from rummyhall.rules import (
-    Action,
     Card,
     GameOver,
     HandDealt,
     HandScored,
     RulesError,
     Showdown,
-    Shuffle,
     new_game,
     option_specs,
     parse_options,
@@ -76,15 +74,6 @@ def utc_text(unix: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(unix))
 
 
-def journal_action(entry: Mapping[str, Any]) -> Action:
-    """A journal entry as the rules engine's action (a shuffle, or a seat's action);
-    raises ValueError or KeyError when it is not one."""
-    if entry["kind"] == "shuffle":
-        return Shuffle(tuple(Card.parse(c) for c in entry["order"]))
-    return action_from_wire({k: v for k, v in entry.items() if k != "seat"},
-                            int(entry["seat"]))
-
-
 @dataclass(frozen=True)
 class Replay:
     """A game told in words: ``pages`` are the lines to show before each pause (the head
@@ -131,7 +120,7 @@ def replay_text(recorded: RecordedGame, card: CardWords = card_notation) -> Repl
                 failed += 1
                 page.append(word)  # (at once: the journal may not replay past it)
         try:
-            events = game.apply(journal_action(entry))
+            events = game.apply(action_from_entry(entry))
         except (RulesError, ValueError, KeyError, TypeError) as exc:
             page += [*lines, f"WARNING: the journal does not replay past here: {exc}"]
             return Replay((*pages, tuple(page)), failed, broken=True)

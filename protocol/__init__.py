@@ -117,7 +117,9 @@ from .messages import (
     YourTurn,
 )
 from .payloads import (
+    action_from_entry,
     action_from_wire,
+    action_to_entry,
     action_to_wire,
     event_from_wire,
     event_to_wire,
@@ -241,7 +243,9 @@ __all__ = [
     "Watch",
     "Welcome",
     "YourTurn",
+    "action_from_entry",
     "action_from_wire",
+    "action_to_entry",
     "action_to_wire",
     "admin_proof",
     "check_proof",

@@ -28,16 +28,19 @@ from typing import Any, Final
 from rummyhall.rules import (
     ACTION_KINDS,
     GAMES,
+    Action,
     Card,
     Event,
     OptionSpec,
     Reveal,
     SeatAction,
     SeatView,
+    Shuffle,
     option_specs,
 )
 
 from .errors import RemoteProtocolError
+from .framing import json_value
 from .limits import MAX_TEXT
 from .schema import (
     CARD_BY_TEXT,
@@ -400,6 +403,31 @@ def action_from_wire(wire: object, seat: int) -> SeatAction:
                                   code="not_your_seat", fatal=False)
     action: SeatAction = _ACTION_READERS[d["kind"]](d, seat=seat)
     return action
+
+
+def action_to_entry(action: Action) -> dict[str, Any]:
+    """A journal entry: an action as the data file, an export and a game's record hold
+    it (JSON): ``{"kind", "seat", fields}``; a shuffle is ``{"kind": "shuffle",
+    "order": [...]}``.
+
+        >>> from rummyhall.rules import Discard
+        >>> action_to_entry(Discard(1, Card.parse("Td")))
+        {'kind': 'discard', 'seat': 1, 'card': 'Td'}
+    """
+    if isinstance(action, Shuffle):
+        return {"kind": "shuffle", "order": [str(c) for c in action.order]}
+    wire = action_to_wire(action)
+    return {"kind": wire.pop("kind"), "seat": action.seat, **json_value(wire)}
+
+
+def action_from_entry(entry: Mapping[str, Any]) -> Action:
+    """The action of a journal entry (:func:`action_to_entry`'s inverse); raises
+    :class:`RemoteProtocolError`, ``KeyError``, ``ValueError`` or ``TypeError`` when it
+    is not one (a shuffle's ``proof``, when there, is left to the caller)."""
+    if entry["kind"] == "shuffle":
+        return Shuffle(tuple(Card.parse(c) for c in entry["order"]))
+    return action_from_wire({k: v for k, v in entry.items() if k != "seat"},
+                            int(entry["seat"]))
 
 
 def event_from_wire(wire: object) -> Event | None:

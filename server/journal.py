@@ -75,13 +75,11 @@ from rummyhall.protocol import (
     RatingInfo,
     Ratings,
     SeatInfo,
-    action_from_wire,
-    action_to_wire,
-    json_value,
+    action_from_entry,
+    action_to_entry,
 )
 from rummyhall.rules import (
     Action,
-    Card,
     Event,
     Game,
     Shuffle,
@@ -128,21 +126,6 @@ class JournalError(Exception):
 # ------------------------------------------------------------------ the journal's format
 
 
-def action_to_json(action: Action) -> dict[str, Any]:
-    """``{"kind", "seat", fields}``; a shuffle is ``{"kind": "shuffle", "order": [...]}``."""
-    if isinstance(action, Shuffle):
-        return {"kind": "shuffle", "order": [str(c) for c in action.order]}
-    wire = action_to_wire(action)
-    return {"kind": wire.pop("kind"), "seat": action.seat, **json_value(wire)}
-
-
-def action_from_json(d: dict[str, Any]) -> Action:
-    if d["kind"] == "shuffle":
-        return Shuffle(tuple(Card.parse(c) for c in d["order"]))
-    wire = {k: v for k, v in d.items() if k != "seat"}
-    return action_from_wire(wire, int(d["seat"]))
-
-
 def replay(game: str, options: dict[str, Any], players: int, first_dealer: int,
            actions: Sequence[dict[str, Any]], *,
            before: Callable[[Game, Action], None] | None = None,
@@ -157,7 +140,7 @@ def replay(game: str, options: dict[str, Any], players: int, first_dealer: int,
     done: list[Action] = []
     count = 0
     for d in actions:
-        action = action_from_json(d)
+        action = action_from_entry(d)
         if before is not None:
             before(g, action)
         produced = g.apply(action)
@@ -381,7 +364,7 @@ class Journal:
         if n == 0 or table.id not in self._game_of:
             out += self._start_statements(table)
         number = self._game_of[table.id]
-        entry = action_to_json(action)
+        entry = action_to_entry(action)
         if isinstance(action, Shuffle) and table.shuffle_proof is not None:
             entry["proof"] = table.shuffle_proof.to_json()  # (a restart and a replay need it)
         out.append(("INSERT INTO journal (game, n, action) VALUES (?, ?, ?)",

@@ -21,12 +21,18 @@ from rummyhall.client.console.model import ConsoleModel, CreateForm, LogEntry
 from rummyhall.client.console.snapshot import Drawn, FixedSizeOutput, draw
 from rummyhall.client.records import RecordedGame, replay_text
 from rummyhall.client.wording import card_symbols
-from rummyhall.protocol import GameInfo, PlayedGame, PlayedSeat, SeatInfo, TableInfo
+from rummyhall.protocol import (
+    GameInfo,
+    PlayedGame,
+    PlayedSeat,
+    SeatInfo,
+    TableInfo,
+    action_to_entry,
+)
 from rummyhall.protocol.messages import TableLock
 from rummyhall.protocol.payloads import games_catalogue
 from rummyhall.protocol.proofs import KDF
 from rummyhall.rules import GAMES, Event, Game, new_game, seat_view
-from rummyhall.server.journal import action_to_json
 
 SIZES = [(80, 24), (100, 30), (132, 43)]
 GAME_INFOS = tuple(GameInfo.from_wire(g) for g in games_catalogue())
@@ -156,7 +162,7 @@ def record_model() -> ConsoleModel:
         action = (shuffle_for(game, rng) if seat is None
                   else bot.choose(seat_view(game, seat), game.legal_actions()))
         game.apply(action)
-        actions.append(action_to_json(action))
+        actions.append(action_to_entry(action))
     recorded = RecordedGame(30, "three_thirteen", 4, "2026-09-21T10:00:00Z", None, False,
                             tuple(NAMES[:players]), {}, 0, tuple(actions))
     model.screen, model.record_number = "record", 30

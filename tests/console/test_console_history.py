@@ -20,9 +20,8 @@ from rummyhall.client.console.controller import HISTORY_GAMES, Controller
 from rummyhall.client.console.snapshot import FixedSizeOutput
 from rummyhall.client.records import RecordedGame, replay_text
 from rummyhall.client.wording import card_symbols
-from rummyhall.protocol import GameRecord, JournalEntry, PlayedGame
+from rummyhall.protocol import GameRecord, JournalEntry, PlayedGame, action_to_entry
 from rummyhall.rules import new_game, seat_view
-from rummyhall.server.journal import action_to_json
 
 DOWN, END, PAGE_DOWN, PAGE_UP = "\x1b[B", "\x1b[F", "\x1b[6~", "\x1b[5~"
 
@@ -36,7 +35,7 @@ def gin_journal() -> tuple[JournalEntry, ...]:
         action = (shuffle_for(game, rng) if seat is None
                   else bot.choose(seat_view(game, seat), game.legal_actions()))
         game.apply(action)
-        wire = action_to_json(action)
+        wire = action_to_entry(action)
         seat = wire.pop("seat", None)
         entries.append(JournalEntry(seat=seat, action={k: as_wire(v) for k, v in wire.items()}))
     return tuple(entries)

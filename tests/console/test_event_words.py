@@ -15,6 +15,7 @@ from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.client.console.model import event_line
 from rummyhall.client.records import RecordedGame, replay_text
 from rummyhall.client.wording import _TELLERS, event_words
+from rummyhall.protocol import action_to_entry
 from rummyhall.protocol.payloads import event_from_wire, event_to_wire
 from rummyhall.replay import replay_record
 from rummyhall.rules import (
@@ -30,7 +31,6 @@ from rummyhall.rules import (
 )
 from rummyhall.rules.game import MAX_STOCK_EXHAUSTIONS
 from rummyhall.rules.views import event_for
-from rummyhall.server.journal import action_to_json
 
 
 def test_every_kind_of_event_has_its_words() -> None:
@@ -51,7 +51,7 @@ def played_record(game_name: str, seed: int) -> tuple[dict[str, Any], list[Event
         action = (shuffle_for(game, rng) if seat is None
                   else bot.choose(seat_view(game, seat), game.legal_actions()))
         events += game.apply(action)
-        actions.append(action_to_json(action))
+        actions.append(action_to_entry(action))
     assert game.is_over
     record = {"id": 1, "game": game_name, "table": 3, "started": "then", "finished": "now",
               "seeded": True, "seats": [{"name": n} for n in names], "options": {},
@@ -98,7 +98,7 @@ def chicago_to_a_rebuilt_stock(how: str) -> tuple[list[dict[str, Any]], StockReb
         seat = game.to_move
         action = (shuffle_for(game, rng) if seat is None
                   else bots[seat].choose(seat_view(game, seat), game.legal_actions()))
-        actions.append(action_to_json(action))
+        actions.append(action_to_entry(action))
         rebuilt = [e for e in game.apply(action) if isinstance(e, StockRebuilt)]
         if rebuilt:
             return actions, rebuilt[0]

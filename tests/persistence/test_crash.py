@@ -20,9 +20,9 @@ from persistence_helpers import Server, free_port
 from rummyhall.bots import make_strategy
 from rummyhall.client import open_session
 from rummyhall.client.session import ClientError, Session
-from rummyhall.protocol import view_to_wire
+from rummyhall.protocol import action_from_entry, action_to_entry, view_to_wire
 from rummyhall.rules import SeatAction, seat_view
-from rummyhall.server.journal import action_from_json, action_to_json, replay
+from rummyhall.server.journal import replay
 from rummyhall.server.store import Store
 
 KILLS = 5
@@ -78,7 +78,7 @@ async def play(seen: Seen, done: trio.Event, progress: Progress) -> None:
                 await session.act(seen.table, action)
             except ClientError:
                 continue  # lost with the server, or stale after a restart: not acknowledged
-            seen.acked.append((seat, move, action_to_json(action)))
+            seen.acked.append((seat, move, action_to_entry(action)))
             progress.tick()
             continue
         # Not a time bound: a poll interval, so that a session that lost its server and
@@ -186,7 +186,7 @@ def check(data: Path, seen: list[Seen], seed: int) -> None:
             for d in record["actions"]:
                 if d["kind"] != "shuffle":
                     journalled.add((d["seat"], g.move_number, json.dumps(d, sort_keys=True)))
-                g.apply(action_from_json(d))
+                g.apply(action_from_entry(d))
             for seat, move, action in s.acked:
                 key = (seat, move, json.dumps(action, sort_keys=True))
                 assert key in journalled, (s.table, key, seed)

@@ -15,11 +15,10 @@ from hang_guard import HANG_GUARD
 from rummyhall.bots import SimpleBot, Strategy, StrongBot, make_strategy
 from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.client import open_session
+from rummyhall.protocol import action_from_entry, action_to_entry
 from rummyhall.rules import Action, SeatAction, Shuffle, new_game, seat_view
 from rummyhall.server import Hall, Settings
 from rummyhall.server.journal import (
-    action_from_json,
-    action_to_json,
     house_bots_recall,
     replay,
 )
@@ -50,7 +49,7 @@ def test_the_strong_bot_relearns_its_hand_from_the_journal() -> None:
     seats = [Seat(0), Seat(1)]
     fresh = StrongBot()
     seats[1].house = fresh
-    rebuilt, _, _ = replay("gin", {}, 2, 0, [action_to_json(a) for a in journal],
+    rebuilt, _, _ = replay("gin", {}, 2, 0, [action_to_entry(a) for a in journal],
                            before=house_bots_recall(seats))
     after = fresh.tracker.memory
     assert after is not None and rebuilt.move_number == game.move_number
@@ -95,7 +94,7 @@ def _decisions_of_bots_that_never_stopped(record: dict[str, Any], strategies: li
     bots = [make_strategy(s) for s in strategies]
     differ = []
     for entry in record["actions"]:
-        action = action_from_json(entry)
+        action = action_from_entry(entry)
         if not isinstance(action, Shuffle):
             seat = entry["seat"]
             mine = bots[seat].choose(seat_view(game, seat), game.legal_actions())
