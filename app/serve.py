@@ -15,7 +15,7 @@ from types import ModuleType
 import trio
 
 from rummyhall import __version__
-from rummyhall.client.wording import PRODUCT
+from rummyhall.protocol import PRODUCT
 from rummyhall.server import ConfigError, Hall, Settings, serve_until_signalled
 from rummyhall.server.config import setting_fields
 from rummyhall.server.credential import credential_path

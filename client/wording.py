@@ -38,9 +38,6 @@ from rummyhall.rules import (
 )
 from rummyhall.rules.game import MAX_STOCK_EXHAUSTIONS
 
-#: The product's name: a server of this name is not named again in titles and banners.
-PRODUCT = "Rummy Hall"
-
 Who = Callable[[int], str]
 CardWords = Callable[[int], str]
 

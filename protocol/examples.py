@@ -58,7 +58,7 @@ from rummyhall.rules import (
 from rummyhall.rules.fair_deal import DOMAIN, canonical_order, deal_key, deal_order
 
 from .connection import Connection
-from .limits import MINOR
+from .limits import MINOR, PRODUCT
 from .messages import (
     CLIENT,
     SERVER,
@@ -178,14 +178,14 @@ EXAMPLE_ITERATIONS: Final = 4096
 
 def _welcome(name: str, features: tuple[str, ...] = FEATURES,
              token: str | None = None, player: int | None = None) -> Welcome:
-    return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
+    return Welcome(version=1, minor=MINOR, server=PRODUCT, limits=Limits(),
                    features=features, nonce=NONCES[name],
                    session=Session(player=player or PLAYERS[name],
                                    token=token or TOKENS[name], resumed=False))
 
 
 def _locked_welcome(name: str) -> Welcome:
-    return Welcome(version=1, minor=MINOR, server="Rummy Hall", limits=Limits(),
+    return Welcome(version=1, minor=MINOR, server=PRODUCT, limits=Limits(),
                    features=FEATURES, nonce=NONCES[name], session=None,
                    login=Challenge(kdf=KDF, salt=HALL_SALT, iterations=EXAMPLE_ITERATIONS))
 

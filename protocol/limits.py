@@ -19,6 +19,9 @@ MINOR: Final = 2
 only adds (optional fields, message types, kinds, codes); docs/protocol.md sections 13 and 14
 list what each one added."""
 DEFAULT_PORT: Final = 7654
+PRODUCT: Final = "Rummy Hall"
+"""The product's name, and a server's name unless its host gives another: a server of
+this name is not named again in titles and banners."""
 
 # ---------------------------------------------------------------- frame rules
 HEADER_SIZE: Final = 4

@@ -34,6 +34,7 @@ from rummyhall.protocol.limits import (
     MAX_TABLES_LIMIT,
     MESSAGES_PER_SECOND,
     MIN_FRAME_LIMIT,
+    PRODUCT,
     TURN_SECONDS,
 )
 from rummyhall.protocol.proofs import KDF
@@ -58,7 +59,7 @@ class Settings:
 
     host: str = _s("0.0.0.0", "address to listen on (0.0.0.0: every interface)")
     port: int = _s(DEFAULT_PORT, "TCP port", low=0, high=65_535)
-    name: str = _s("Rummy Hall", "the server's name, shown to players and in the LAN beacon")
+    name: str = _s(PRODUCT, "the server's name, shown to players and in the LAN beacon")
     password: str = _s("", "the hall's password (empty: none): a client must prove it before "
                            "anything else; better, the verifier `rummyhall hall-key` prints, "
                            "which keeps its salt across restarts (docs/server.md, 'Running a "

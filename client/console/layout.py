@@ -30,8 +30,8 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.utils import get_cwidth
 
 from rummyhall.client.session import TableState
-from rummyhall.client.wording import PRODUCT, note_words
-from rummyhall.protocol import PlayedGame, TableInfo
+from rummyhall.client.wording import note_words
+from rummyhall.protocol import PRODUCT, PlayedGame, TableInfo
 from rummyhall.rules import SeatView
 
 from .controller import COMMANDS
