@@ -47,6 +47,7 @@ from rummyhall.protocol.messages import GameInfo
 from rummyhall.rules import GAMES, OptionError, new_game, parse_options
 
 from .access import AttemptLimiter, TableCode, invite_code, table_code
+from .alarms import Alarms
 from .config import Settings
 from .players import Player, PlayerRegistry, Prepared
 from .records import RestoredHall
@@ -70,6 +71,8 @@ class Lobby:
         self.tables: dict[int, Table] = {}
         self._next_table = 1
         self._nursery: trio.Nursery | None = None
+        #: The tables' timers (one task for all: see .alarms).
+        self.alarms = Alarms()
         self._seed = random.Random(settings.seed) if settings.seed is not None else None
         self._catalogue = Games(games=tuple(GameInfo.from_wire(g) for g in games_catalogue()),
                                 bots=(settings.stand_in, *(s for s in STRATEGIES
@@ -91,6 +94,7 @@ class Lobby:
         """Host the tables' tasks and send the lobby's updates until cancelled."""
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            nursery.start_soon(self.alarms.run, name="alarm clock")
             task_status.started()
             await self._send_updates()
 
@@ -312,7 +316,8 @@ class Lobby:
                       else msg.turn_seconds,
                       grace_seconds=self.settings.grace_seconds if msg.grace_seconds is None
                       else msg.grace_seconds,
-                      settings=self.settings, on_change=self._table_changed, rng=rng)
+                      settings=self.settings, on_change=self._table_changed,
+                      alarms=self.alarms, rng=rng)
         table.code = code
         self.tables[table_id] = table
         if self.on_new_table is not None:
@@ -492,7 +497,8 @@ class Lobby:
                 if record.seeded else None
             try:
                 table = rebuild_table(record, players=self.players, settings=self.settings,
-                                      on_change=self._table_changed, rng=rng, now=now)
+                                      on_change=self._table_changed, alarms=self.alarms,
+                                      rng=rng, now=now)
             except Exception:  # one damaged table must not keep the server down
                 log.exception("table %s could not be restored; it is dropped", record.id)
                 for s in record.seats:

@@ -19,6 +19,7 @@ from rummyhall.bots import make_strategy
 from rummyhall.rules import Card, Event, Game, parse_options
 
 from .access import TableCode
+from .alarms import Alarms
 from .config import Settings
 from .dealing import DealProof
 from .journal import house_bots_recall, replay
@@ -28,8 +29,8 @@ from .table import Table
 
 
 def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Settings,
-                  on_change: Callable[[Table], None], rng: random.Random | None,
-                  now: float) -> Table:
+                  on_change: Callable[[Table], None], alarms: Alarms,
+                  rng: random.Random | None, now: float) -> Table:
     """The table of ``record``, ready for its task; ``ValueError`` (or a rules error)
     when the record cannot be rebuilt (an unknown player, a damaged journal)."""
     creator = players.get(record.creator)
@@ -38,7 +39,7 @@ def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Set
     options = parse_options(record.game, dict(record.options))
     table = Table(record.id, record.game, options, len(record.seats), creator,
                   turn_seconds=record.turn_seconds, grace_seconds=record.grace_seconds,
-                  settings=settings, on_change=on_change, rng=rng)
+                  settings=settings, on_change=on_change, alarms=alarms, rng=rng)
     if record.lock is not None:  # (a damaged lock raises: the table is dropped, not opened)
         table.code = TableCode.from_record(record.lock)
     in_game = record.state in ("playing", "finished") and record.latest is not None

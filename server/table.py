@@ -20,6 +20,7 @@ view and legal actions a remote client gets.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import math
@@ -78,6 +79,7 @@ from rummyhall.rules.fair_deal import SECRET_BYTES, canonical_order, deal_order
 from rummyhall.rules.timeout import timeout_action
 
 from .access import TableCode
+from .alarms import Alarms
 from .config import Settings
 from .dealing import DealProof, Round
 from .players import Outbox, Player, Prepared
@@ -130,7 +132,9 @@ class Command:
     """A request for a table: ``message`` from ``player`` (None: the server itself)."""
 
     player: Player | None
-    message: Message | str  # a protocol message, or "connected", "disconnected", "prompt", "evict"
+    #: a protocol message, or "connected", "disconnected", "prompt", "evict" (of a
+    #: player), "alarm" (the alarm clock's, with no player: a timer may be due)
+    message: Message | str
     done: trio.Event | None = None  # set once handled (the session waits: replies in order)
     #: The connection that asked (its replies go there, never to a newer connection of
     #: the same player, which did not ask); None: the player's connection now.
@@ -193,7 +197,7 @@ class Table:
 
     def __init__(self, table_id: int, game: str, options: GameOptions, players: int,
                  creator: Player, *, turn_seconds: int, grace_seconds: int,
-                 settings: Settings, on_change: Callable[[Table], None],
+                 settings: Settings, on_change: Callable[[Table], None], alarms: Alarms,
                  rng: random.Random | None = None) -> None:
         self.id = table_id
         self.game_name = game
@@ -216,6 +220,9 @@ class Table:
         self.seeded = rng is not None
         self._on_change = on_change
         self.inbox, self._receive = trio.open_memory_channel[Command](INBOX_SIZE)
+        self._alarms = alarms
+        self.wake_at = math.inf  # the earliest timer, while the run loop waits (inf: busy)
+        self.alarm_at = math.inf  # this table's live entry in the alarm clock (inf: none)
         self.deadline = math.inf  # the seat to move must have acted by then
         self.bot_due = math.inf  # a house bot plays then
         self.pause_until = math.inf  # the next deal waits until then
@@ -314,16 +321,17 @@ class Table:
             while not self.closed:
                 wake = min(self.deadline, self.bot_due, self.pause_until, self._grace_due(),
                            self._round_due())
-                command: Command | None = None
-                if wake == math.inf:  # no timer: no cancel scope to set up and tear down
-                    command = await self._receive.receive()
-                else:
-                    with trio.move_on_at(wake):
-                        command = await self._receive.receive()
-                if command is not None:
-                    await self._command(command)
-                else:
+                if wake <= trio.current_time():
+                    await trio.lowlevel.checkpoint()  # (a timer due at once holds up nobody)
                     await self._on_timer(trio.current_time())
+                    continue
+                # (no cancel scope per wait: the hall's alarm clock puts a wake-up in the
+                # inbox when the instant comes, see .alarms)
+                self.wake_at = wake
+                self._alarms.set(self, wake)
+                command = await self._receive.receive()
+                self.wake_at = math.inf
+                await self._command(command)
         except (trio.EndOfChannel, trio.ClosedResourceError):
             pass
         except Exception:
@@ -334,6 +342,14 @@ class Table:
             self._refuse_queued()
             if self.failed:
                 self._changed()  # the lobby takes a failed table off its list
+
+    def wake_up(self) -> None:
+        """The alarm clock's call: the instant this table waits for has come (a wake-up
+        in its inbox; none if the inbox is full: the table is busy, and looks at its
+        timers before it waits again)."""
+        with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError,
+                                 trio.BrokenResourceError):
+            self.inbox.send_nowait(Command(None, "alarm"))
 
     async def _command(self, command: Command) -> None:
         await self._handle(command)
@@ -397,8 +413,8 @@ class Table:
     async def _handle_command(self, command: Command) -> None:
         player, message = command.player, command.message
         if isinstance(message, str):  # the server's own: "connected", "disconnected",
-            if player is None:  # "prompt" (the player's action was refused unread), "evict"
-                return
+            if player is None:  # "prompt" (the player's action was refused unread), "evict";
+                return  # "alarm": the run loop looks at the timers next
             if message == "prompt":
                 self._prompt_again(player)
             elif message == "evict":
