@@ -19,7 +19,8 @@ journal on a temporary file (the default policy):
 The stages (server/ unless said):
 
 =============  ======================================================================
-read           ``receive_some`` on a client's socket (trio; the ``recv`` call)
+read           the session's wait for its socket and its ``recv`` (trio's ``receive_some``
+               during the handshake and over TLS)
 decode         protocol.Connection: cutting frames, msgpack
 validate       the message readers (schema checks, message objects), ``action_from_wire``
 route          the session's reader loop, the rate bucket, the lobby handing the
@@ -167,7 +168,8 @@ def instrument() -> None:
         for name in names:
             setattr(cls, name, timed_async(stage, getattr(cls, name)))
 
-    asynchronous(trio.SocketStream, "read", "receive_some")
+    asynchronous(trio.SocketStream, "read", "receive_some")  # (the handshake, TLS)
+    asynchronous(session.ServerSession, "read", "_receive")
     sync(connection.Connection, "decode", "receive_data", "next_event")
     for readers in (*connection._PLAIN.values(), *connection._CLOSER.values()):
         for kind, read in readers.items():
