@@ -170,6 +170,22 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+_TEXT_OF: dict[Action, str] = {}
+_TEXT_CACHE = 20_000  # actions remembered (a few hundred bytes each at most)
+
+
+def _entry_text(action: Action) -> str:
+    """The journal's text of a seat's action, remembered: the same draws, discards and
+    knocks of a seat come up again and again (an action is a value: its text never
+    changes)."""
+    text = _TEXT_OF.get(action)
+    if text is None:
+        if len(_TEXT_OF) >= _TEXT_CACHE:
+            _TEXT_OF.clear()
+        text = _TEXT_OF[action] = _dumps(action_to_entry(action))
+    return text
+
+
 # ------------------------------------------------------------------ the journal
 
 
@@ -364,11 +380,15 @@ class Journal:
         if n == 0 or table.id not in self._game_of:
             out += self._start_statements(table)
         number = self._game_of[table.id]
-        entry = action_to_entry(action)
-        if isinstance(action, Shuffle) and table.shuffle_proof is not None:
-            entry["proof"] = table.shuffle_proof.to_json()  # (a restart and a replay need it)
+        if isinstance(action, Shuffle):
+            entry = action_to_entry(action)
+            if table.shuffle_proof is not None:  # (a restart and a replay need it)
+                entry["proof"] = table.shuffle_proof.to_json()
+            text = _dumps(entry)
+        else:
+            text = _entry_text(action)
         out.append(("INSERT INTO journal (game, n, action) VALUES (?, ?, ?)",
-                    (number, n, _dumps(entry))))
+                    (number, n, text)))
         if game.is_over:
             out += self._finish_statements(table, number)
         self.appended += 1
