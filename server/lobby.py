@@ -60,6 +60,12 @@ if TYPE_CHECKING:
 log = logging.getLogger("rummyhall.lobby")
 
 UPDATE_CHUNK = 32  # clients told of lobby changes between two turns of the tables
+VISITS_PER_SECOND = 10_000
+"""Connections the lobby's rounds visit per second, at most: a round visits every
+connection, so with more than ``VISITS_PER_SECOND * update_interval`` of them (1,000 by
+default) the rounds come further apart than ``update_interval``, in proportion. Their
+cost (an offer and a write per connection) is then bounded per second, whatever the
+number of connections, instead of growing as connections times rounds."""
 
 
 class Lobby:
@@ -99,21 +105,25 @@ class Lobby:
             await self._send_updates()
 
     async def _send_updates(self) -> None:
-        """Tell every client of the tables that changed, at most every update_interval.
+        """Tell every client of the tables that changed, at most every update_interval
+        (further apart with thousands of connections: :meth:`round_wait`).
 
         A burst of changes (many tables filling at once) costs each client one write of
         the latest state of each table, not one write per change.
         """
+        wait = self.settings.update_interval
         while True:
             await self._dirty_event.wait()
-            await trio.sleep(self.settings.update_interval)
+            await trio.sleep(wait)
             self._dirty_event = trio.Event()
             dirty, self._dirty = self._dirty, {}
             # encoded once for the whole round, however many tables changed
             messages = {table_id: self._update_of(table_id) for table_id in dirty}
             updates = Prepared(*messages.values()) if messages else None
             behind = False
-            for n, player in enumerate(list(self.players.connected())):
+            connected = list(self.players.connected())
+            wait = self.round_wait(len(connected))
+            for n, player in enumerate(connected):
                 behind |= self._tell(player, messages, updates)
                 if n % UPDATE_CHUNK == UPDATE_CHUNK - 1:
                     # let the tables run between chunks (the flusher paces the writes
@@ -121,6 +131,12 @@ class Lobby:
                     await trio.sleep(0)
             if behind:
                 self._dirty_event.set()  # another round, for those who missed updates
+
+    def round_wait(self, connections: int) -> float:
+        """Seconds between two lobby rounds with ``connections`` connected: the
+        ``update_interval``, or longer with so many connections that the rounds would
+        visit more than :data:`VISITS_PER_SECOND`."""
+        return max(self.settings.update_interval, connections / VISITS_PER_SECOND)
 
     def _update_of(self, table_id: int) -> TableUpdate | TableRemoved:
         """The push that tells a table's state now."""

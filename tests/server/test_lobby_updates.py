@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 from players import RawClient, wait_for
 
 from rummyhall.client import Session, open_session
 from rummyhall.protocol import Hello, LobbyUpdates, Ok, Ping, Pong, TableUpdate, Welcome
 from rummyhall.server import Hall
+from rummyhall.server import lobby as lobby_module
 from rummyhall.server.session import FEATURES
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text("utf-8")
@@ -117,3 +119,24 @@ async def test_the_welcome_lists_the_documented_features(hall: Hall) -> None:
     paragraph = DOC[start:DOC.index("\n\n", start)]  # the document's list of features
     for feature in FEATURES:
         assert f"`{feature}`" in paragraph, feature
+
+
+async def test_rounds_come_further_apart_with_many_connections(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each round visits every connection: past VISITS_PER_SECOND visits a second the
+    rounds are spaced in proportion to the connections (here 3 connections, 10 visits a
+    second: 0.3 s, three times update_interval)."""
+    assert hall.port
+    monkeypatch.setattr(lobby_module, "VISITS_PER_SECOND", 10)
+    interval = hall.settings.update_interval
+    assert hall.lobby.round_wait(3) == pytest.approx(0.3) and 2 * interval < 0.3
+    assert hall.lobby.round_wait(0) == interval
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada, \
+            open_session("127.0.0.1", hall.port, name="bob") as bob, \
+            open_session("127.0.0.1", hall.port, name="eve") as eve:
+        first = await ada.create_table("gin", 2)
+        await wait_for(lambda: first in eve.lobby)  # a round for 3 connections went out
+        told = trio.current_time()
+        second = await bob.create_table("gin", 2)
+        await wait_for(lambda: second in eve.lobby)
+        assert trio.current_time() - told >= 0.3 - interval
