@@ -122,10 +122,13 @@ def check_strategy(bot: object, spec: str) -> None:
                            + ", ".join(problems))
 
 
-def entrant_for(spec: str, think_ms: float | None = None) -> Entrant:
+def entrant_for(spec: str, think_ms: float | None = None, *, clock: str = "cpu",
+                worlds: int | None = None) -> Entrant:
     """A built-in strategy name, or a ``--bot`` specification, as an arena entrant.
 
-    ``think_ms`` is the expert's budget per decision (None: its default).
+    ``think_ms`` is the expert's budget per decision (None: its default), counted by
+    ``clock`` (the arena's default: the deciding thread's CPU time); ``worlds`` bounds
+    it by sampled worlds instead (reproducible: see :func:`rummyhall.bots.make_strategy`).
     """
     if ":" not in spec:
         if spec not in STRATEGIES:
@@ -133,7 +136,7 @@ def entrant_for(spec: str, think_ms: float | None = None) -> Entrant:
                                f"{', '.join(STRATEGIES)} (or FILE.py:Class, module:Class)")
 
         def builtin(rng: random.Random, name: str = spec) -> Strategy:
-            return make_strategy(name, rng, think_ms=think_ms)
+            return make_strategy(name, rng, think_ms=think_ms, clock=clock, worlds=worlds)
 
         return Entrant(spec, builtin)
     cls = load_strategy_class(spec)
@@ -281,7 +284,10 @@ def build_config(args: argparse.Namespace,
         specs = ["strong", "random"]
     if args.think_ms is not None and not args.think_ms > 0:
         raise ArenaUsageError(f"--think-ms must be a positive number, not {args.think_ms}")
-    entrants = unique_labels([entrant_for(s, args.think_ms) for s in specs])
+    if args.think_worlds is not None and args.think_worlds < 1:
+        raise ArenaUsageError(f"--think-worlds must be at least 1, not {args.think_worlds}")
+    entrants = unique_labels([entrant_for(s, args.think_ms, clock=args.think_clock,
+                                          worlds=args.think_worlds) for s in specs])
     options = parse_options(args.option)
     players = args.players or max(len(entrants), GAMES[args.game].min_players)
     if len(entrants) > players:
@@ -309,6 +315,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="worker processes playing the games (same results; 1)")
     parser.add_argument("--think-ms", type=float, metavar="MS",
                         help="the expert's thinking budget per decision (default 100)")
+    parser.add_argument("--think-clock", choices=["cpu", "wall"], default="cpu",
+                        help="what the expert's budget counts: the deciding thread's CPU "
+                             "time, capped at 5x the budget of wall time (cpu, the default:"
+                             " the figures do not depend on the machine's load), or wall time")
+    parser.add_argument("--think-worlds", type=int, metavar="N",
+                        help="bound each expert decision by N sampled worlds instead of a "
+                             "clock (the same seed then gives the same games on any machine)")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                         help="a table option (see `rummyhall rules`)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every deal (0)")

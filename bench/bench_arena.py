@@ -2,7 +2,8 @@
 
     python bench/bench_arena.py [--games gin,basic,...] [--seats 2,max] [--jobs 2]
                                 [--strong-games 2000] [--expert-games 1000]
-                                [--think-ms 20] [--expert-worlds N] [--seed 1]
+                                [--think-ms 20] [--clock cpu|wall] [--expert-worlds N]
+                                [--seed 1]
 
 For each game, at 2 seats and at the game's largest seat count (Gin has only 2):
 
@@ -12,14 +13,18 @@ For each game, at 2 seats and at the game's largest seat count (Gin has only 2):
 Each line gives the leading bot's win rate with two 95% intervals (Wilson's over games,
 and the paired one over deal sets, which the paired deals tighten: see docs/bots.md),
 its fair share (1/seats) and the goal, then every bot's decision time (median, p99 and
-max in milliseconds of wall time; and the median and p99 of the CPU time the process
+max in milliseconds of wall time; and the median and p99 of the CPU time the thread
 spent in the decision, which a loaded machine does not inflate), games per second and
 the wall time. Games are spread over
 ``--jobs`` processes; the schedule and every game's chance are fixed by ``--seed`` (see
 :mod:`rummyhall.bots.arena`), so the same seed gives the same games, whatever the number
-of processes, for every bot that does not read the clock. The expert's budget is wall
-time, so its games depend on the machine's speed and load; ``--expert-worlds N`` gives
-it a fixed number of worlds per decision instead (no clock: reproducible).
+of processes, for every bot that does not read the clock. The expert's budget
+(``--think-ms``) counts ``--clock``: ``cpu`` (the default), the deciding thread's CPU
+time, so that the figures measure the same search however loaded the machine is (a
+wall-time cap of five times the budget still holds), or ``wall``, as a server's house
+bot counts it. Either way a clock decides where the search stops, so two runs may differ
+by a world here and there; ``--expert-worlds N`` gives it a fixed number of worlds per
+decision instead (no clock: reproducible, whatever the processes).
 
 Each result is printed as soon as it is measured; ``--strong-games`` and
 ``--expert-games`` set the sizes (the goals are judged at 2,000 and 1,000).
@@ -55,8 +60,8 @@ GOALS = {("strong", "simple"): (0.70, 2.0), ("expert", "strong"): (0.50, 1.0)}
 EXPERT_GIN_GOAL = 0.55
 
 # Decision times of the bots built in this process (a worker sends them back per game):
-# wall time, and the process's CPU time (what the bot itself spent: on a loaded machine
-# the wall time also counts the waits for a core).
+# wall time, and the deciding thread's CPU time (what the bot itself spent: on a loaded
+# machine the wall time also counts the waits for a core).
 _TIMES: dict[str, list[float]] = {}
 _CPU: dict[str, list[float]] = {}
 
@@ -70,10 +75,10 @@ class Timed:
         self.needs_view = inner.needs_view
 
     def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
-        start, cpu = time.perf_counter(), time.process_time()
+        start, cpu = time.perf_counter(), time.thread_time()
         action = self.inner.choose(view, legal)
         _TIMES.setdefault(self.name, []).append(time.perf_counter() - start)
-        _CPU.setdefault(self.name, []).append(time.process_time() - cpu)
+        _CPU.setdefault(self.name, []).append(time.thread_time() - cpu)
         return action
 
 
@@ -84,6 +89,7 @@ class Factory:
     name: str
     think_ms: float = 20.0
     worlds: int | None = None
+    clock: str = "cpu"
 
     def __call__(self, rng: random.Random) -> Strategy:
         if self.name == "simple":
@@ -93,7 +99,7 @@ class Factory:
         if self.worlds is not None:
             params = ExpertParams(budget_ms=None, max_worlds=self.worlds)
         else:
-            params = ExpertParams(budget_ms=self.think_ms)
+            params = ExpertParams(budget_ms=self.think_ms, clock=self.clock)
         return Timed(ExpertBot(params, rng))
 
 
@@ -174,15 +180,17 @@ def main() -> None:
     parser.add_argument("--strong-games", type=int, default=2000, help="strong vs simple")
     parser.add_argument("--expert-games", type=int, default=1000, help="expert vs strong")
     parser.add_argument("--think-ms", type=float, default=20.0, help="the expert's budget")
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                        help="what the expert's budget counts (cpu: the thread's CPU time)")
     parser.add_argument("--expert-worlds", type=int, default=None,
                         help="fixed worlds per expert decision instead of a time budget")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (2)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     simple, strong = Factory("simple"), Factory("strong")
-    expert = Factory("expert", args.think_ms, args.expert_worlds)
+    expert = Factory("expert", args.think_ms, args.expert_worlds, args.clock)
     budget = (f"{args.expert_worlds} worlds" if args.expert_worlds is not None
-              else f"{args.think_ms:g} ms")
+              else f"{args.think_ms:g} ms of {args.clock} time")
     for game in args.games.split(","):
         counts = sorted({MAX_SEATS[game] if s == "max" else int(s)
                          for s in args.seats.split(",")})

@@ -55,16 +55,16 @@ from dataclasses import dataclass
 from rummyhall.rules import (
     Card,
     Discard,
+    DrawDiscard,
+    DrawStock,
     Knock,
-    MeldRules,
     SeatAction,
     SeatView,
     best_layoffs,
-    deadwood_points,
-    discard_deadwoods,
     knocker_arrangement,
 )
 
+from .playouts import GinPlayout, SolverMemo, related
 from .sampling import World, sample_world
 from .strong_bot import (
     CHICAGO_OPPONENT,
@@ -75,6 +75,12 @@ from .strong_bot import (
     interpolate,
 )
 from .tracking import HandMemory
+
+#: The clocks a budget may count (see :class:`ExpertParams`): wall time, or the CPU time
+#: of the thread that decides (what the bot itself spent, whatever the machine's load).
+CLOCKS = ("wall", "cpu")
+#: Gin's decisions the expert may judge by playouts (:class:`ExpertParams` ``playouts``).
+PLAYOUTS = ("draw", "discard", "knock")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,37 +101,20 @@ class ExpertParams:
     knock_worlds: int = 24  # worlds sampled for a knock decision at most
     tries: int = 6  # hands drawn per opponent and world (the best fit is kept)
     model: bool = True  # fit the opponents' deadwood to the measured tables
+    clock: str = "wall"  # what the budget counts: "wall" time or the thread's "cpu" time
+    wall_cap_ms: float | None = None  # with the cpu clock, a wall-time cap (None: 5 x budget)
+    playouts: tuple[str, ...] = ("draw",)  # Gin's decisions judged by playouts (PLAYOUTS)
+    playout_candidates: int = 3  # Gin: discards played out, the strong bot's best
+    playout_margin: float = 0.5  # points per hand an alternative must gain over the strong choice
+    playout_knock_risk: float = 0.02  # the playout policy's knock threshold (undercut chance)
 
+    def __post_init__(self) -> None:
+        if not set(self.playouts) <= set(PLAYOUTS):
+            raise ValueError(f"the expert plays out {', '.join(PLAYOUTS)}, not {self.playouts}")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"the expert's clock is one of {', '.join(CLOCKS)}, "
+                             f"not {self.clock!r}")
 
-class _Cache:
-    """Solver answers memoised for one decision (the worlds share most hands)."""
-
-    def __init__(self, rules: MeldRules) -> None:
-        self.rules = rules
-        self._dd: dict[tuple[Card, ...], int] = {}
-        self._after: dict[tuple[Card, ...], dict[Card, int]] = {}
-
-    def dd(self, hand: Sequence[Card]) -> int:
-        key = tuple(sorted(hand))
-        got = self._dd.get(key)
-        if got is None:
-            got = self._dd[key] = deadwood_points(key, self.rules)
-        return got
-
-    def after(self, hand: Sequence[Card]) -> dict[Card, int]:
-        key = tuple(sorted(hand))
-        got = self._after.get(key)
-        if got is None:
-            got = self._after[key] = discard_deadwoods(key, self.rules)
-        return got
-
-    def best_discard(self, hand: Sequence[Card], forbidden: Card | None) -> tuple[Card, int]:
-        """The discard leaving the least deadwood (the dearest card among equals)."""
-        after = self.after(hand)
-        points = self.rules.points
-        card = min((c for c in after if c != forbidden),
-                   key=lambda c: (after[c], -points(c), c))
-        return card, after[card]
 
 
 class ExpertBot:
@@ -140,10 +129,12 @@ class ExpertBot:
 
     def __init__(self, params: ExpertParams | None = None, rng: random.Random | None = None,
                  *, clock: Callable[[], float] | None = None,
+                 cpu_clock: Callable[[], float] | None = None,
                  strong: StrongParams | None = None) -> None:
         self.params = params or ExpertParams()
         self.rng = rng or random.Random()
         self.clock = clock or time.perf_counter
+        self.cpu_clock = cpu_clock or time.thread_time
         self.strong = StrongBot(strong)
         #: Worlds searched at the last decision (0: the strong bot's answer stood alone).
         self.last_worlds = 0
@@ -151,7 +142,7 @@ class ExpertBot:
     def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
         if view is None:
             raise ValueError("the expert bot needs its seat's view")
-        start = self.clock()
+        deadline = self.deadline()
         tracker = self.strong.tracker
         mem = tracker.observe(view)
         self.last_worlds = 0
@@ -160,13 +151,30 @@ class ExpertBot:
         else:
             turn = StrongTurn(self.strong, view, legal, mem)
             fallback = turn.decide()
-            budget = self.params.budget_ms
-            deadline = math.inf if budget is None else start + budget / 1000.0
             search = _Search(self, turn, mem, deadline)
             action = search.run(fallback)
             self.last_worlds = search.worlds
         tracker.record(view, action)
         return action
+
+    def deadline(self) -> Callable[[], bool]:
+        """A test that is true while this decision's budget lasts (read before each world).
+
+        The wall clock: ``budget_ms`` of wall time from now. The cpu clock: ``budget_ms``
+        of this thread's CPU time, and at most ``wall_cap_ms`` of wall time (so that the
+        bot answers in time however loaded the machine is).
+        """
+        p = self.params
+        if p.budget_ms is None:
+            return lambda: True
+        wall, budget = self.clock, p.budget_ms / 1000.0
+        if p.clock == "wall":
+            end = wall() + budget
+            return lambda: wall() < end
+        cap = (p.wall_cap_ms if p.wall_cap_ms is not None else 5 * p.budget_ms) / 1000.0
+        cpu = self.cpu_clock
+        wall_end, cpu_end = wall() + cap, cpu() + budget
+        return lambda: cpu() < cpu_end and wall() < wall_end
 
     def recall(self, view: SeatView, action: SeatAction) -> None:
         """Learn from an earlier decision of this seat (see :meth:`StrongBot.recall`)."""
@@ -176,7 +184,8 @@ class ExpertBot:
 class _Search:
     """One decision's search: candidates, worlds, the sampled terms and the verdict."""
 
-    def __init__(self, bot: ExpertBot, turn: StrongTurn, mem: HandMemory, deadline: float) -> None:
+    def __init__(self, bot: ExpertBot, turn: StrongTurn, mem: HandMemory,
+                 deadline: Callable[[], bool]) -> None:
         self.bot = bot
         self.params = bot.params
         self.turn = turn
@@ -184,7 +193,7 @@ class _Search:
         self.legal = turn.legal
         self.mem = mem
         self.rules = turn.rules
-        self.cache = _Cache(self.rules)
+        self.cache = SolverMemo(self.rules)
         self.deadline = deadline
         self.worlds = 0
         self.model = self.opponent_model() if bot.params.model else None
@@ -195,7 +204,7 @@ class _Search:
                        if view.active[s]]
 
     def time_left(self) -> bool:
-        return self.bot.clock() < self.deadline
+        return self.deadline()
 
     def world(self) -> World:
         self.worlds += 1
@@ -219,19 +228,167 @@ class _Search:
     # ------------------------------------------------------------------ dispatch
 
     def run(self, fallback: SeatAction) -> SeatAction:
-        if self.view.phase != "play" or not self.others:
+        if not self.others:
+            return fallback
+        plays = self.params.playouts if self.view.game == "gin" and len(self.others) == 1 else ()
+        if self.view.phase == "draw" and "draw" in plays:
+            return self.gin_draw(fallback)
+        if self.view.phase != "play":
             return fallback  # drawing: the strong bot's rule (see the module docstring)
+        if "discard" in plays or ("knock" in plays and self.lowest_knock() is not None):
+            return self.gin_play(fallback)
         if self.view.game == "gin" and isinstance(fallback, Knock):
-            # The strong bot's knock (with the melds it chose to lay, if any) stands:
-            # big gin and gin at once, a knock unless the worlds say undercut.
-            if fallback.card is None or self.cache.dd(_without(self.view.hand,
-                                                               fallback.card)) == 0:
-                return fallback
-            if self.knock_is_safe(fallback):
-                return fallback
-            return self.discard(None)
+            return self.run_knock(fallback)
         if isinstance(fallback, Discard):
             return self.discard(fallback)
+        return fallback
+
+    def run_knock(self, fallback: Knock) -> SeatAction:
+        """The strong bot's knock (with the melds it chose to lay, if any) stands: big gin
+        and gin at once, a knock unless the worlds say undercut."""
+        if fallback.card is None or self.cache.dd(_without(self.view.hand, fallback.card)) == 0:
+            return fallback
+        if self.knock_is_safe(fallback):
+            return fallback
+        return self.discard(None)
+
+    # ------------------------------------------------------------------ Gin: playouts
+
+    def playout(self) -> GinPlayout:
+        return GinPlayout(self.rules, self.view.options,
+                          knock_risk=self.params.playout_knock_risk, memo=self.cache)
+
+    def gin_draw(self, fallback: SeatAction) -> SeatAction:
+        """Gin's draw: the top discard or the stock, judged by playouts."""
+        view, legal = self.view, self.legal
+        playout = self.playout()
+        other = self.others[0]
+        hand = view.hand
+        take = next((a for a in legal if isinstance(a, DrawDiscard)), None)
+        stock = next((a for a in legal if isinstance(a, DrawStock)), None)
+        if take is None or stock is None or not view.discard_pile:
+            return fallback
+        top = view.discard_pile[-1]
+        if fallback == stock and not related(top, hand):
+            return fallback  # nothing to meld with it: the stock, as the playouts would
+        return self.compare([
+            (take, lambda w: playout.from_draw(hand, w.hands[other], w.stock, top, True)),
+            (stock, lambda w: playout.from_draw(hand, w.hands[other], w.stock, top, False)),
+        ], fallback)
+
+    def gin_play(self, fallback: SeatAction) -> SeatAction:
+        """Gin's discard and knock, judged by playouts (the ones ``playouts`` names)."""
+        view, legal = self.view, self.legal
+        playout = self.playout()
+        hand = view.hand
+        plays = self.params.playouts
+        if isinstance(fallback, Knock) and (
+                fallback.card is None or self.cache.dd(_without(hand, fallback.card)) == 0):
+            return fallback  # big gin, gin: at once
+        discards = {a.card: a for a in legal if isinstance(a, Discard)}
+        if not discards:
+            return fallback
+        ranked = self.turn.ranked_discards(list(discards))
+        knock = None
+        if "knock" in plays:
+            knock = fallback if isinstance(fallback, Knock) else self.lowest_knock()
+        elif isinstance(fallback, Knock):
+            return self.run_knock(fallback)
+        home = fallback.card if isinstance(fallback, Discard) else ranked[0][1]
+        clear = len(ranked) == 1 or (ranked[1][0] - ranked[0][0] >= self.params.clear_cost
+                                     and home == ranked[0][1])
+        if knock is None and clear:
+            return fallback  # a clear discard, nothing to knock with
+        width = self.params.playout_candidates if "discard" in plays else 1
+        cards = [c for _, c in ranked[:width]]
+        if home not in cards:
+            cards.insert(0, home)
+        cands: list[tuple[SeatAction, Callable[[World], float]]] = []
+        if knock is not None:
+            cands.append((knock, self.knock_evaluator(knock, playout)))
+        for card in cards:
+            cands.append((discards[card], self.discard_evaluator(card, playout)))
+        if isinstance(fallback, Knock):
+            return self.compare(cands, fallback)
+        return self.compare(cands, discards[home])
+
+    def discard_evaluator(self, card: Card, playout: GinPlayout) -> Callable[[World], float]:
+        """The playout of the hand after discarding ``card``, on a world."""
+        kept = _without(self.view.hand, card)
+        other = self.others[0]
+
+        def value(w: World) -> float:
+            return playout.after_discard(kept, w.hands[other], w.stock, card)
+        return value
+
+    def lowest_knock(self) -> Knock | None:
+        """The legal knock leaving the least deadwood (the dearest card among equals)."""
+        knocks = [a for a in self.legal if isinstance(a, Knock) and a.card is not None]
+        if not knocks:
+            return None
+        after = self.cache.after(self.view.hand)
+        points = self.rules.points
+        return min(knocks, key=lambda a: (after[a.card], -points(a.card), a.card)
+                   if a.card is not None else (0, 0, 0))
+
+    def knock_evaluator(self, knock: Knock, playout: GinPlayout) -> Callable[[World], float]:
+        """The showdown of ``knock`` on a world, exactly as the server would score it."""
+        assert knock.card is not None
+        kept = _without(self.view.hand, knock.card)
+        melds = knock.melds
+        other = self.others[0]
+        if melds is None:
+            left = self.cache.dd(kept)
+
+            def plain(w: World) -> float:
+                _, defence = knocker_arrangement(kept, w.hands[other], self.rules,
+                                                 allow_layoffs=True)
+                return playout.score(left, defence.points)
+            return plain
+        laid = {c for m in melds for c in m}
+        mine = sum(self.rules.points(c) for c in kept if c not in laid)
+
+        def own(w: World) -> float:
+            return playout.score(mine, best_layoffs(w.hands[other], melds, self.rules).points)
+        return own
+
+    def compare(self, cands: Sequence[tuple[SeatAction, Callable[[World], float]]],
+                fallback: SeatAction) -> SeatAction:
+        """The candidate of the best mean playout value over common worlds.
+
+        ``fallback`` (the strong bot's choice, one of the candidates) stands unless
+        another beats it by ``playout_margin`` points and by ``switch_z`` standard errors
+        of their paired difference; the search stops early once the best two differ by
+        ``clear_z`` standard errors (after ``min_worlds``).
+        """
+        p = self.params
+        n = len(cands)
+        home = next(i for i, (a, _) in enumerate(cands) if a == fallback)
+        totals = [0.0] * n
+        squares = [[0.0] * n for _ in range(n)]
+        played = 0
+        while played < p.max_worlds and self.time_left():
+            world = self.world()
+            values = [f(world) for _, f in cands]
+            for i in range(n):
+                totals[i] += values[i]
+                for j in range(i + 1, n):
+                    d = values[i] - values[j]
+                    squares[i][j] += d * d
+            played += 1
+            if played >= p.min_worlds:
+                a, b = sorted(range(n), key=lambda i: -totals[i])[:2]
+                if _paired_z(totals, squares, a, b, played) > p.clear_z:
+                    break
+        if not played:
+            return fallback
+        best = max(range(n), key=lambda i: (totals[i], i == home))
+        if best == home:
+            return fallback
+        gain = (totals[best] - totals[home]) / played
+        se = _paired_se(totals, squares, best, home, played)
+        if gain > max(p.playout_margin, p.switch_z * se):
+            return cands[best][0]
         return fallback
 
     # ------------------------------------------------------------------ the discard
@@ -356,6 +513,21 @@ class _Search:
         if not samples:
             return True  # no time: the strong bot's knock stands
         return undercut / samples < self.params.knock_risk
+
+
+def _paired_se(totals: Sequence[float], squares: Sequence[Sequence[float]], a: int, b: int,
+               n: int) -> float:
+    """The standard error of the mean paired difference of candidates ``a`` and ``b``."""
+    i, j = sorted((a, b))
+    diff = (totals[i] - totals[j]) / n
+    var = max(squares[i][j] / n - diff * diff, 1e-9)
+    return math.sqrt(var / n)
+
+
+def _paired_z(totals: Sequence[float], squares: Sequence[Sequence[float]], a: int, b: int,
+              n: int) -> float:
+    """How many standard errors apart the means of ``a`` and ``b`` are."""
+    return abs(totals[a] - totals[b]) / n / _paired_se(totals, squares, a, b, n)
 
 
 def _without(hand: Sequence[Card], card: Card) -> tuple[Card, ...]:

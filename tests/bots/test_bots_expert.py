@@ -10,6 +10,7 @@ import pytest
 
 from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, make_strategy
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
+from rummyhall.bots.expert_bot import PLAYOUTS
 from rummyhall.bots.sampling import deck_cards, sample_world, unseen_pool
 from rummyhall.bots.selfplay import play_game
 from rummyhall.bots.tracking import Tracker
@@ -134,6 +135,43 @@ def test_the_budget_bounds_the_worlds_searched() -> None:
     assert 1 <= most <= 6
 
 
+def test_the_cpu_clock_counts_the_bots_own_time_and_the_wall_clock_caps_it() -> None:
+    # CPU time moves 1 ms a read, the wall clock not at all: the 2 ms budget of CPU time
+    # bounds the worlds, as the wall budget does above.
+    cpu = CountingClock(0.001)
+    expert = ExpertBot(ExpertParams(budget_ms=2.0, min_worlds=100, clock="cpu"),
+                       random.Random(2), clock=CountingClock(0.0), cpu_clock=cpu)
+    most = 0
+    for game, view in views_of_seat("gin", 2, 4):
+        expert.choose(view, game.legal_actions())
+        most = max(most, expert.last_worlds)
+    assert 1 <= most <= 2 and cpu.reads > 0
+    # The CPU clock stands still (the thread gets no core), the wall clock runs: the wall
+    # cap (5 x the budget by default, here 10 ms) ends the search all the same.
+    capped = ExpertBot(ExpertParams(budget_ms=2.0, min_worlds=100, clock="cpu"),
+                       random.Random(2), clock=CountingClock(0.001), cpu_clock=CountingClock(0.0))
+    most = 0
+    for game, view in views_of_seat("gin", 2, 4):
+        capped.choose(view, game.legal_actions())
+        most = max(most, capped.last_worlds)
+    assert 3 <= most <= 10
+    with pytest.raises(ValueError, match="clock"):
+        ExpertParams(clock="sundial")
+
+
+def test_make_strategy_sets_the_experts_clock_and_world_count() -> None:
+    bot = make_strategy("expert", random.Random(1), think_ms=20, clock="cpu")
+    assert isinstance(bot, ExpertBot)
+    assert (bot.params.budget_ms, bot.params.clock) == (20, "cpu")
+    fixed = make_strategy("expert", random.Random(1), worlds=9)
+    assert isinstance(fixed, ExpertBot)
+    assert (fixed.params.budget_ms, fixed.params.max_worlds) == (None, 9)
+    with pytest.raises(ValueError, match="clock"):
+        make_strategy("expert", clock="sundial")
+    with pytest.raises(ValueError, match="world count"):
+        make_strategy("expert", worlds=0)
+
+
 def test_a_clear_choice_stops_the_search_early() -> None:
     eager = ExpertBot(ExpertParams(budget_ms=None, max_worlds=60, min_worlds=4, clear_z=0.0),
                       random.Random(3))
@@ -174,3 +212,26 @@ def test_the_strong_bots_knock_stands_with_its_melds_unless_the_worlds_veto_it()
         if knocks >= 3:
             break
     assert knocks >= 3
+
+
+def test_gin_draws_are_judged_by_playouts_and_the_strong_bots_draw_stands_without() -> None:
+    searched = {(): 0, ("draw",): 0}
+    for plays in searched:
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=3, playouts=plays),
+                           random.Random(4))
+        for seed in (4, 5):
+            for game, view in views_of_seat("gin", 2, seed):
+                expert.choose(view, game.legal_actions())
+                if view.phase == "draw":
+                    searched[plays] += expert.last_worlds
+    assert searched[()] == 0 < searched["draw",]
+
+
+def test_every_gin_decision_may_be_played_out_and_stays_legal() -> None:
+    game = new_game("gin", players=2)
+    bots = [ExpertBot(ExpertParams(budget_ms=None, max_worlds=2, playouts=PLAYOUTS),
+                      random.Random(s)) for s in range(2)]
+    record = play_game(game, bots, random.Random(3), max_hands=2)
+    assert record.results
+    with pytest.raises(ValueError, match="plays out"):
+        ExpertParams(playouts=("undercut",))
