@@ -215,3 +215,13 @@ def test_games_spread_over_processes_give_the_same_results() -> None:
     heard: list[GameOutcome] = []
     assert run_parallel(config, 2, heard.append) == run_arena(config)
     assert len(heard) == 6
+
+
+def test_an_expert_bounded_by_worlds_gives_the_same_games_over_processes() -> None:
+    # No clock is read: the same seed gives the same games, one process or two.
+    config = ArenaConfig("gin", (entrant_for("expert", worlds=2), entrant_for("strong")),
+                         games=2, seed=5, options={"target_score": 10})
+    assert run_parallel(config, 2, lambda _: None) == run_arena(config)
+    args = build_parser().parse_args(["arena", "--bots", "expert,strong", "--think-worlds", "3",
+                                      "--think-clock", "wall"])
+    assert args.think_worlds == 3 and args.think_clock == "wall"

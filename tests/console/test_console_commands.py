@@ -66,7 +66,7 @@ def test_every_command_of_the_help_has_a_handler() -> None:
     ("join 7 tuesday club", ("join", (7, None, "tuesday club"))),
     ("join 7 1 k7pq-3mzx-9vfd", ("join", (7, 1, "k7pq-3mzx-9vfd"))),
     ("watch 9", ("watch", (9, None))), ("watch 9 2024", ("watch", (9, "2024"))),
-    ("bot 1 strong", ("add_bot", (1, "strong"))),
+    ("bot 1 strong", ("add_bot", (1, "strong"))), ("bot 2 expert", ("add_bot", (2, "expert"))),
     ("bot", ("add_bot", (None, None))), ("unbot 2", ("remove_bot", (2,))),
     ("create gin", ("open_form", ("gin",))), ("create", ("open_form", (None,))),
     ("say hello 'all'", ("say", ("hello 'all'",))), ("' hi", ("say", ("hi",))),
@@ -133,8 +133,9 @@ def test_the_command_line_completes_commands_cards_tables_bots_and_games() -> No
     c.model.source.lobby = lobby
     assert completions(c, "join ") == ["3", "12"]
     assert completions(c, "watch 1") == ["12"]
-    c.model.bots = ("random", "simple", "strong")
+    c.model.bots = ("random", "simple", "strong", "expert")  # the server's levels
     assert completions(c, "bot s") == ["simple", "strong"]
+    assert completions(c, "bot 2 e") == ["expert"]
     games: tuple[Any, ...] = (SimpleNamespace(game="gin", title="Gin Rummy"),)
     c.model.games = games
     assert completions(c, "create g") == ["gin"]
