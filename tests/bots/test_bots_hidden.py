@@ -17,6 +17,7 @@ import pytest
 
 from rummyhall.bots import ExpertBot, ExpertParams, Strategy, StrongBot
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
+from rummyhall.bots.expert_bot import PLAYOUTS
 from rummyhall.rules import (
     Discard,
     DrawStock,
@@ -66,6 +67,9 @@ def make_bot(level: str, seed: int) -> Strategy:
     if level == "strong":
         return StrongBot()
     # A fixed number of worlds and no clock: the search itself is reproducible.
+    if level == "playouts":  # every Gin decision played out on the sampled worlds
+        return ExpertBot(ExpertParams(budget_ms=None, max_worlds=4, playouts=PLAYOUTS),
+                         random.Random(seed))
     return ExpertBot(ExpertParams(budget_ms=None, max_worlds=12), random.Random(seed))
 
 
@@ -95,6 +99,11 @@ def test_equal_views_give_equal_choices(level: str, name: str, players: int, see
         b.apply(move_b)
     assert decisions >= 4
     assert level == "strong" or searched > 0  # the expert's worlds were in play
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_equal_views_give_equal_choices_with_playouts(seed: int) -> None:
+    test_equal_views_give_equal_choices("playouts", "gin", 2, seed)
 
 
 def test_the_bot_keeps_no_state_beyond_the_hand() -> None:
