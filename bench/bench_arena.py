@@ -26,8 +26,10 @@ bot counts it. Either way a clock decides where the search stops, so two runs ma
 by a world here and there; ``--expert-worlds N`` gives it a fixed number of worlds per
 decision instead (no clock: reproducible, whatever the processes).
 
-Each result is printed as soon as it is measured; ``--strong-games`` and
-``--expert-games`` set the sizes (the goals are judged at 2,000 and 1,000).
+Each result is printed as soon as it is measured (``--every N``: also the figures so
+far every ``N`` games, whole deal sets in schedule order, so that a long run stopped
+early still says something); ``--strong-games`` and ``--expert-games`` set the sizes
+(the goals are judged at 2,000 and 1,000).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import multiprocessing
 import random
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rummyhall.bots import ExpertBot, ExpertParams, SimpleBot, Strategy, StrongBot
@@ -127,22 +129,41 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
 
 
-def measure(config: ArenaConfig, jobs: int) -> tuple[list[GameOutcome], Times, float]:
-    tasks = [(config, d, r) for d, r in schedule(config)]
-    start = time.perf_counter()
-    if jobs > 1:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            results = pool.map(_play, tasks, chunksize=1)
-    else:
-        results = [_play(t) for t in tasks]
-    elapsed = time.perf_counter() - start
+def _collect(results: Sequence[tuple[GameOutcome, Times]]) -> tuple[list[GameOutcome], Times]:
     times: Times = {}
     for _, got in results:
         for name, (wall, cpu) in got.items():
             acc = times.setdefault(name, ([], []))
             acc[0].extend(wall)
             acc[1].extend(cpu)
-    return [o for o, _ in results], times, elapsed
+    return [o for o, _ in results], times
+
+
+def measure(config: ArenaConfig, jobs: int, every: int = 0,
+            partial: Callable[[list[GameOutcome], Times, float], None] | None = None,
+            ) -> tuple[list[GameOutcome], Times, float]:
+    """Play the schedule over ``jobs`` processes; every ``every`` games (whole deal sets,
+    in schedule order) ``partial`` hears the figures so far."""
+    tasks = [(config, d, r) for d, r in schedule(config)]
+    start = time.perf_counter()
+    results: list[tuple[GameOutcome, Times]] = []
+
+    def heard(result: tuple[GameOutcome, Times]) -> None:
+        results.append(result)
+        n = len(results)
+        if partial is not None and every and n % every == 0 and n % config.seats == 0 \
+                and n < len(tasks):
+            partial(*_collect(results), time.perf_counter() - start)
+
+    if jobs > 1:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for result in pool.imap(_play, tasks, chunksize=1):
+                heard(result)
+    else:
+        for task in tasks:
+            heard(_play(task))
+    outcomes, times = _collect(results)
+    return outcomes, times, time.perf_counter() - start
 
 
 def report(config: ArenaConfig, outcomes: list[GameOutcome], times: Times,
@@ -186,6 +207,8 @@ def main() -> None:
                         help="fixed worlds per expert decision instead of a time budget")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (2)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--every", type=int, default=0, metavar="N",
+                        help="also print the figures so far every N games (0: at the end)")
     args = parser.parse_args()
     simple, strong = Factory("simple"), Factory("strong")
     expert = Factory("expert", args.think_ms, args.expert_worlds, args.clock)
@@ -204,9 +227,16 @@ def main() -> None:
                     label += f" ({budget})"
                 print(f"{game}, {seats} seats: {label}", flush=True)
                 config = lineup(game, seats, top, rest, games=n, seed=args.seed)
-                outcomes, times, elapsed = measure(config, args.jobs)
-                print(report(config, outcomes, times, elapsed, GOALS[top.name, rest.name]),
-                      flush=True)
+                goal = GOALS[top.name, rest.name]
+
+                def partial(outcomes: list[GameOutcome], times: Times, elapsed: float,
+                            config: ArenaConfig = config,
+                            goal: tuple[float, float | None] = goal) -> None:
+                    print(f"  (so far, {len(outcomes)} games)\n"
+                          + report(config, outcomes, times, elapsed, goal), flush=True)
+
+                outcomes, times, elapsed = measure(config, args.jobs, args.every, partial)
+                print(report(config, outcomes, times, elapsed, goal), flush=True)
 
 
 if __name__ == "__main__":
