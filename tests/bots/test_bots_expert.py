@@ -11,10 +11,20 @@ import pytest
 from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, make_strategy
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
 from rummyhall.bots.expert_bot import PLAYOUTS
+from rummyhall.bots.playouts import related
 from rummyhall.bots.sampling import deck_cards, sample_world, unseen_pool
 from rummyhall.bots.selfplay import play_game
 from rummyhall.bots.tracking import Tracker
-from rummyhall.rules import Game, Knock, Phase, SeatView, new_game, seat_view, view_meld_rules
+from rummyhall.rules import (
+    DrawStock,
+    Game,
+    Knock,
+    Phase,
+    SeatView,
+    new_game,
+    seat_view,
+    view_meld_rules,
+)
 
 
 class CountingClock:
@@ -216,15 +226,24 @@ def test_the_strong_bots_knock_stands_with_its_melds_unless_the_worlds_veto_it()
 
 def test_gin_draws_are_judged_by_playouts_and_the_strong_bots_draw_stands_without() -> None:
     searched = {(): 0, ("draw",): 0}
+    clear = 0
     for plays in searched:
         expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=3, playouts=plays),
                            random.Random(4))
         for seed in (4, 5):
+            strong = StrongBot()  # seat 0's own player: the same views, the same memory
             for game, view in views_of_seat("gin", 2, seed):
-                expert.choose(view, game.legal_actions())
+                legal = game.legal_actions()
+                action, plain = expert.choose(view, legal), strong.choose(view, legal)
                 if view.phase == "draw":
                     searched[plays] += expert.last_worlds
+                    if plays and not related(view.discard_pile[-1], view.hand) and \
+                            isinstance(plain, DrawStock) and action == plain:
+                        # a top card that melds with nothing: the stock, no search
+                        assert expert.last_worlds == 0
+                        clear += 1
     assert searched[()] == 0 < searched["draw",]
+    assert clear > 0
 
 
 def test_every_gin_decision_may_be_played_out_and_stays_legal() -> None:
