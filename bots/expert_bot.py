@@ -51,11 +51,12 @@ time (the arena: the same search however loaded the machine is), still capped at
 ``wall_cap_ms`` of wall time (five times the budget by default) so that the bot answers
 even when it gets no core. Both clocks are arguments (``clock``, ``cpu_clock``), so that
 tests pass counting clocks and never depend on speed. The budget starts before the
-strong bot's own answer; the search checks it before each world and a world costs about
-a millisecond (a playout world a few), so the answer comes within the budget plus one
-world; with no time at all it is the strong bot's. With ``budget_ms=None`` only
-``max_worlds`` bounds the work, and the same seed gives the same decisions whatever the
-machine's speed (the arena's reproducible mode).
+strong bot's own answer; the search checks it before each world and starts one only if
+the time left exceeds what the last world took (a world costs about a millisecond, a
+playout world a few), so the answer comes within the budget, past it only by what a
+world costs more than the one before; with no time at all it is the strong bot's. With
+``budget_ms=None`` only ``max_worlds`` bounds the work, and the same seed gives the same
+decisions whatever the machine's speed (the arena's reproducible mode).
 """
 
 from __future__ import annotations
@@ -171,24 +172,24 @@ class ExpertBot:
         tracker.record(view, action)
         return action
 
-    def deadline(self) -> Callable[[], bool]:
-        """A test that is true while this decision's budget lasts (read before each world).
+    def deadline(self) -> Callable[[], float]:
+        """The seconds this decision's budget has left, read before each world.
 
         The wall clock: ``budget_ms`` of wall time from now. The cpu clock: ``budget_ms``
         of this thread's CPU time, and at most ``wall_cap_ms`` of wall time (so that the
-        bot answers in time however loaded the machine is).
+        bot answers in time however loaded the machine is): the lesser of the two.
         """
         p = self.params
         if p.budget_ms is None:
-            return lambda: True
+            return lambda: math.inf
         wall, budget = self.clock, p.budget_ms / 1000.0
         if p.clock == "wall":
             end = wall() + budget
-            return lambda: wall() < end
+            return lambda: end - wall()
         cap = (p.wall_cap_ms if p.wall_cap_ms is not None else 5 * p.budget_ms) / 1000.0
         cpu = self.cpu_clock
         wall_end, cpu_end = wall() + cap, cpu() + budget
-        return lambda: cpu() < cpu_end and wall() < wall_end
+        return lambda: min(cpu_end - cpu(), wall_end - wall())
 
     def recall(self, view: SeatView, action: SeatAction) -> None:
         """Learn from an earlier decision of this seat (see :meth:`StrongBot.recall`)."""
@@ -199,7 +200,7 @@ class _Search:
     """One decision's search: candidates, worlds, the sampled terms and the verdict."""
 
     def __init__(self, bot: ExpertBot, turn: StrongTurn, mem: HandMemory,
-                 deadline: Callable[[], bool]) -> None:
+                 deadline: Callable[[], float]) -> None:
         self.bot = bot
         self.params = bot.params
         self.turn = turn
@@ -209,6 +210,7 @@ class _Search:
         self.rules = turn.rules
         self.cache = SolverMemo(self.rules)
         self.deadline = deadline
+        self.last_left: float | None = None  # the time left at the last check
         self.worlds = 0
         self.model = self.opponent_model() if bot.params.model else None
         view = self.view
@@ -218,7 +220,12 @@ class _Search:
                        if view.active[s]]
 
     def time_left(self) -> bool:
-        return self.deadline()
+        """True if another world fits: the time left exceeds what the last world took
+        (so that the answer comes within the budget, not one world past it)."""
+        left = self.deadline()
+        cost = 0.0 if self.last_left is None else max(0.0, self.last_left - left)
+        self.last_left = left
+        return left > cost
 
     def world(self) -> World:
         self.worlds += 1
