@@ -223,6 +223,8 @@ class _Search:
         """True if another world fits: the time left exceeds what the last world took
         (so that the answer comes within the budget, not one world past it)."""
         left = self.deadline()
+        if left == math.inf:
+            return True  # no budget: max_worlds alone bounds the search
         cost = 0.0 if self.last_left is None else max(0.0, self.last_left - left)
         self.last_left = left
         return left > cost
