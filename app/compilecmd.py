@@ -74,11 +74,11 @@ def build(root: Path, *, quiet: bool = True) -> Path:
         except BaseException:
             shutil.rmtree(out, ignore_errors=True)
             raise
-    _remove_stale(root, keep=key, suffix=suffix)
+    remove_stale(root, keep=key, suffix=suffix)
     return final
 
 
-def _remove_stale(root: Path, *, keep: str, suffix: str) -> None:
+def remove_stale(root: Path, *, keep: str, suffix: str) -> None:
     """Remove the other builds of this Python in ``root``: only folders holding a manifest
     of ours for the same extension suffix."""
     for entry in root.iterdir():

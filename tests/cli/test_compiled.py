@@ -6,6 +6,7 @@ run (``pytest --expect-compiled``) proves its modules are the ones in use."""
 from __future__ import annotations
 
 import importlib.machinery
+import importlib.util
 import json
 import os
 import subprocess
@@ -14,11 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from rummyhall import compiled
+from rummyhall import compilecmd, compiled
+from rummyhall.cli import main
 from rummyhall.server.config import Settings
 
 PROBE = """
-from rummyhall import compiled
+from rummyhall import compilecmd, compiled
+from rummyhall.cli import main
 from rummyhall.rules import MeldRules, deadwood_points, parse_cards
 print(compiled.status().describe())
 print(deadwood_points(parse_cards("As 2s 3s 7h 7d 7c Kd Qd 9c 4h"), MeldRules()))
@@ -110,3 +113,34 @@ def test_the_path_in_use_is_what_the_ci_asks(request: pytest.FixtureRequest) -> 
     else:
         assert status.compiled == () or status.active  # all or nothing
         assert status.active == all(kind is extension for kind in loaders.values())
+
+
+def test_compile_without_mypyc_says_what_to_install(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "mypyc" else real(name, *a))
+    with pytest.raises(compilecmd.CompileError, match=r"rummyhall\[compiled\]"):
+        compilecmd.build(tmp_path)
+    assert main(["compile", "--dir", str(tmp_path / "b")]) == 1
+    assert "pip install 'rummyhall[compiled]'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_compile_with_the_switch_off_needs_a_folder(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(compiled.ENV, "off")
+    assert main(["compile"]) == 2
+    assert "--dir" in capsys.readouterr().err
+
+
+def test_compile_replaces_only_our_stale_builds(tmp_path: Path) -> None:
+    suffix = compiled.ext_suffix()
+    for name, manifest in (("old", {"ext_suffix": suffix}), ("other-python",
+                           {"ext_suffix": ".cpython-399.so"}), ("not-ours", None)):
+        (tmp_path / name).mkdir()
+        if manifest is not None:
+            (tmp_path / name / compiled.MANIFEST).write_text(json.dumps(manifest))
+    compilecmd.remove_stale(tmp_path, keep="new", suffix=suffix)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["not-ours", "other-python"]
