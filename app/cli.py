@@ -13,7 +13,7 @@ import textwrap
 import time
 from collections.abc import Sequence
 
-from rummyhall import __version__
+from rummyhall import __version__, compiled
 from rummyhall import arena as arena_command
 from rummyhall.bots import STRATEGIES, make_strategy
 from rummyhall.bots.selfplay import play_game
@@ -22,6 +22,8 @@ from rummyhall.rules import GAMES, OptionError, RulesError, new_game, option_spe
 from . import admin, backup, export, hallkey, history, ratings, replay  # the data file's commands
 from .botcmd import add_arguments as add_bot_arguments
 from .botcmd import cmd_bot
+from .compilecmd import add_arguments as add_compile_arguments
+from .compilecmd import cmd_compile
 from .failures import find_error
 from .play import add_arguments as add_play_arguments
 from .play import cmd_play
@@ -120,7 +122,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rummyhall", description="Rummy Hall: a LAN server "
                                      "for Basic Rummy, Gin, Chicago and Three Thirteen.")
-    parser.add_argument("--version", action="version", version=f"rummyhall {__version__}")
+    parser.add_argument("--version", action="version",
+                        version=f"rummyhall {__version__}; rules engine: "
+                                f"{compiled.status().describe()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser(
@@ -182,6 +186,16 @@ def build_parser() -> argparse.ArgumentParser:
                                       "seat token are remembered per server.")
     add_play_arguments(play)
     play.set_defaults(func=cmd_play)
+
+    build = sub.add_parser(
+        "compile", help="build the optional compiled rules modules (mypyc)",
+        description="Compile the rules engine's hot modules with mypyc (needs mypy: pip "
+                    "install 'rummyhall[compiled]', and a C compiler). Later runs load them "
+                    "while the installed sources and the Python match the build; otherwise, "
+                    "or with RUMMYHALL_COMPILED=off, the pure Python modules load. "
+                    "`rummyhall --version` says which.")
+    add_compile_arguments(build)
+    build.set_defaults(func=cmd_compile)
 
     hallkey.add_parser(sub)
     for data_command in (history, replay, export, ratings, backup, admin):

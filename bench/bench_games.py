@@ -20,6 +20,14 @@ loops take turns, ``--rounds`` rounds of ``seconds / rounds`` each; each figure 
 median of its rounds, each ratio the median of the rounds' ratios with the lowest and
 highest in brackets. OpenSpiel counts its chance moves (each card dealt or drawn) as
 actions, so only its hands per second are compared.
+
+With the optional compiled build in use (``rummyhall compile``; README.md, "The compiled
+build"), the hand lines have both paths: this process plays on the compiled modules, a
+child process started with ``RUMMYHALL_COMPILED=off`` plays hands of its own (same seed,
+  its own draws) on the pure
+ones, taking turns in the same rounds (bench/paths.py), and each game's line gives the
+compiled path's speed over the pure one's; the whole games use this process's path.
+The first line printed says which path is in use.
 """
 
 from __future__ import annotations
@@ -28,9 +36,12 @@ import argparse
 import importlib
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+import paths
 
 from rummyhall.bots import RandomBot, SimpleBot, Strategy
 from rummyhall.bots.selfplay import play_game, shuffle_for
@@ -95,7 +106,8 @@ def spread(ratios: list[float]) -> str:
     return f"{statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}x)"
 
 
-def hands(seconds: float, rounds: int, rng: random.Random) -> None:
+def hand_works(rng: random.Random) -> dict[str, Callable[[], int]]:
+    """The hand lines' work, by line: one hand of each game, and Three Thirteen's game."""
     works: dict[str, Callable[[], int]] = {}
     for name in GAMES:
         def hand(name: str = name) -> int:
@@ -104,33 +116,64 @@ def hands(seconds: float, rounds: int, rng: random.Random) -> None:
     # One hand of Three Thirteen is its first round (3 cards): its eleven rounds (3 to 13
     # cards, a new wild rank each) are the game a table plays.
     works[WHOLE_3_13] = lambda: one_game(new_game("three_thirteen", players=3), rng)
+    return works
+
+
+SPIEL = "OpenSpiel gin_rummy"
+PURE = ", pure"  # the pure path's lines, when this process runs the compiled one
+
+
+def hands(seconds: float, rounds: int, rng: random.Random,
+          pure: paths.PurePath | None) -> None:
+    works = hand_works(rng)
+    ours = list(works)
     try:
         pyspiel = importlib.import_module("pyspiel")
     except ImportError:
         print("(OpenSpiel is not importable: its column is left out; see this file's "
               "docstring)")
     else:
-        works["OpenSpiel gin_rummy"] = spiel_hand(
-            pyspiel.load_game("gin_rummy").new_initial_state(), rng)
+        works[SPIEL] = spiel_hand(pyspiel.load_game("gin_rummy").new_initial_state(), rng)
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in works}
+    if pure is not None:
+        figures.update({name + PURE: [] for name in ours})
     for _ in range(rounds):
         for name, work in works.items():
             figures[name].append(run_round(work, seconds / rounds))
-    gin = figures["gin"]
-    print("one hand, uniform random legal actions")
+            if pure is not None and name in ours:
+                rate, moves = pure.run(name, seconds / rounds)
+                figures[name + PURE].append((rate, moves))
+    print(f"one hand, uniform random legal actions (this process: the {paths.label()} path)")
     for name, runs in figures.items():
-        rate = statistics.median(r for r, _ in runs)
-        moves = statistics.median(m for _, m in runs)
-        label = f"{name} ({PLAYERS[name]} players)" if name in PLAYERS else name
-        if name == WHOLE_3_13:
-            rate *= 11  # rounds per game: hands/s like the other lines
-        line = f"  {label:<30} {rate:>9.1f} hands/s {moves:>10,.0f} actions/s"
-        pairs = list(zip(gin, runs, strict=True))
-        if name == "OpenSpiel gin_rummy":
-            line += f"   Gin hands {spread([g[0] / r[0] for g, r in pairs])}"
-        elif name != "gin":
-            line += f"   actions vs Gin {spread([r[1] / g[1] for g, r in pairs])}"
-        print(line)
+        print(hand_line(name, runs, figures))
+
+
+def ratio(ours: list[tuple[float, float]], theirs: list[tuple[float, float]], i: int) -> str:
+    """The rounds' ratios of figure ``i`` (0: hands/s, 1: actions/s), as :func:`spread`."""
+    return spread([a[i] / b[i] for a, b in zip(ours, theirs, strict=True)])
+
+
+def hand_line(name: str, runs: list[tuple[float, float]],
+              figures: dict[str, list[tuple[float, float]]]) -> str:
+    """One line of the hand table: the medians, beside Gin (of the same path) or
+    OpenSpiel, and the compiled path beside the pure one."""
+    game = name.removesuffix(PURE)
+    path = name[len(game):]
+    rate = statistics.median(r for r, _ in runs)
+    if game == WHOLE_3_13:
+        rate *= 11  # rounds per game: hands/s like the other lines
+    moves = statistics.median(m for _, m in runs)
+    label = (f"{game} ({PLAYERS[game]} players)" if game in PLAYERS else game) + path
+    line = f"  {label:<37} {rate:>9.1f} hands/s {moves:>10,.0f} actions/s"
+    if name == SPIEL:
+        line += f"   Gin hands {ratio(figures['gin'], runs, 0)}"
+        if "gin" + PURE in figures:
+            line += f", pure {ratio(figures['gin' + PURE], runs, 0)}"
+    elif game != "gin":
+        line += f"   actions vs Gin {ratio(runs, figures['gin' + path], 1)}"
+    if name + PURE in figures:
+        line += f"   compiled/pure {ratio(runs, figures[name + PURE], 0)}"
+    return line
 
 
 def games(seconds: float, rng: random.Random) -> None:
@@ -156,9 +199,22 @@ def main() -> None:
                         help="CPU seconds per figure (all rounds together)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--hands-only", action="store_true", help="skip the whole games")
+    parser.add_argument(paths.SERVE_FLAG, action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     rng = random.Random(7)
-    hands(args.seconds, max(1, args.rounds), rng)
+    if args.serve_pure_path:  # the pure path's child: its stdout is the parent's pipe
+        works = hand_works(rng)
+
+        def served(work: Callable[[], int]) -> Callable[[float], tuple[float, float]]:
+            return lambda seconds: run_round(work, seconds)
+
+        paths.serve({name: served(work) for name, work in works.items()})
+        return
+    print(paths.note())
+    pure = paths.start(__file__, sys.argv[1:])
+    hands(args.seconds, max(1, args.rounds), rng, pure)
+    if pure is not None:
+        pure.close()
     if not args.hands_only:
         games(args.seconds, rng)
 

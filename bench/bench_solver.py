@@ -27,6 +27,12 @@ Each column is the median of its rounds; the ratio is the median of the rounds' 
 (Rummy Hall's rate over the other's), with the lowest and highest in brackets. Before
 timing, each line checks that every contender gives the same counts as Rummy Hall on
 every hand it will time, and says so (or how often it disagrees).
+
+With the optional compiled build in use (``rummyhall compile``; README.md, "The compiled
+build"), each line has both paths: this process times the compiled modules, a child
+process started with ``RUMMYHALL_COMPILED=off`` times the pure ones on the same hands, and
+the two take their turns in the same rounds (bench/paths.py). Each peer's line then gives
+both ratios. The first line printed says which path is in use.
 """
 
 from __future__ import annotations
@@ -35,11 +41,14 @@ import argparse
 import importlib
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+
+import paths
 
 from rummyhall.rules import solver
 from rummyhall.rules.cards import Card, make_deck
@@ -232,11 +241,16 @@ class Timing:
     rounds: int
     check: int  # hands compared with Rummy Hall's counts
     only: str = ""  # time only the lines whose label contains this
+    pure: paths.PurePath | None = None  # the pure path's process, beside the compiled one
+    served: dict[str, Callable[[float], list[float]]] | None = None  # the child's rounds
 
 
 def line(label: str, ours: Contender, others: Sequence[Contender], timing: Timing) -> None:
     """Time one line: every contender in turn, ``rounds`` times; print the medians."""
     if timing.only not in label:
+        return
+    if timing.served is not None:  # the pure path's child: time this line when asked
+        timing.served[label] = lambda seconds: [run_round(ours, seconds)]
         return
     notes = []
     if ours.value is not None:
@@ -246,19 +260,31 @@ def line(label: str, ours: Contender, others: Sequence[Contender], timing: Timin
                 notes.append(f"{other.name} {found}")
     contenders = [ours, *others]
     rates: list[list[float]] = [[] for _ in contenders]
+    pure: list[float] = []
     share = timing.seconds / timing.rounds
     for _ in range(timing.rounds):
         for i, contender in enumerate(contenders):
             rates[i].append(run_round(contender, share))
+            if i == 0 and timing.pure is not None:
+                pure += timing.pure.run(label, share)
     print(f"{label}")
-    print(f"    {'Rummy Hall':<30} {statistics.median(rates[0]):>11,.0f} hands/s")
+    path = paths.label()
+    print(f"    {'Rummy Hall (' + path + ')':<30} {statistics.median(rates[0]):>11,.0f} hands/s")
+    if pure:
+        print(f"    {'Rummy Hall (pure)':<30} {statistics.median(pure):>11,.0f} hands/s"
+              f"   {path}/pure {spread(rates[0], pure)}")
     for i, other in enumerate(others, 1):
-        ratios = sorted(a / b for a, b in zip(rates[0], rates[i], strict=True))
+        also = f", pure {spread(pure, rates[i])}" if pure else ""
         print(f"    {other.name:<30} {statistics.median(rates[i]):>11,.0f} hands/s"
-              f"   Rummy Hall {statistics.median(ratios):.2f}x"
-              f" ({ratios[0]:.2f}-{ratios[-1]:.2f}x)")
+              f"   Rummy Hall {path} {spread(rates[0], rates[i])}{also}")
     for note in notes:
         print(f"    ({note})")
+
+
+def spread(ours: Sequence[float], theirs: Sequence[float]) -> str:
+    """The median of the rounds' ratios, with the lowest and highest in brackets."""
+    ratios = sorted(a / b for a, b in zip(ours, theirs, strict=True))
+    return f"{statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}x)"
 
 
 def ours(hands: Sequence[Hand], call: Callable[[Hand], object],
@@ -276,11 +302,17 @@ def main() -> None:
                         help="hands on which the peers' counts are compared with ours")
     parser.add_argument("--no-peers", action="store_true", help="time Rummy Hall alone")
     parser.add_argument("--only", default="", help="time only the lines containing this text")
+    parser.add_argument(paths.SERVE_FLAG, action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    timing = Timing(args.seconds, max(1, args.rounds), args.check, args.only)
+    serving = args.serve_pure_path  # the pure path's child: its stdout is the parent's pipe
+    timing = Timing(args.seconds, max(1, args.rounds), args.check, args.only,
+                    pure=None if serving else paths.start(__file__, sys.argv[1:]),
+                    served={} if serving else None)
     peers = Peers()
-    if args.no_peers:
+    if not serving:
+        print(paths.note())
+    if args.no_peers or serving:
         peers.spiel_utils = peers.rl_melding = peers.rl_utils = None
     else:
         for name in peers.missing():
@@ -316,7 +348,7 @@ def main() -> None:
     heuristic = [o for o in others if "heuristic" in o.name]
     line("Gin, meld-rich 11 cards, best_discard", ours(rich11, gin_discard, gin_discard),
          exact, timing)
-    if heuristic:
+    if heuristic or timing.served is not None:  # (the pure path's child has no peers)
         # The heuristic is not exact: its line says how often it finds a worse count.
         line("Gin, meld-rich 11 cards, best_discard (against a heuristic)",
              ours(rich11, gin_discard, gin_discard), heuristic, timing)
@@ -347,6 +379,10 @@ def main() -> None:
     ]
     for label, hands, call in alone:
         line(label, ours(hands, call), [], timing)
+    if timing.served is not None:
+        paths.serve(timing.served)
+    if timing.pure is not None:
+        timing.pure.close()
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ from rummyhall.protocol.limits import (
 from rummyhall.protocol.proofs import KDF
 
 ENV_PREFIX = "RUMMYHALL_"
+# RUMMYHALL_ variables that are not settings: the config file's path, and the compiled
+# build's switch read when the package is imported (rummyhall.compiled)
+NOT_SETTINGS = frozenset({ENV_PREFIX + "CONFIG", ENV_PREFIX + "COMPILED"})
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -159,7 +162,7 @@ class Settings:
             for key, value in data.items():
                 values[key] = _coerce(key, value, f"{path}")
         for key, text in (env or {}).items():
-            if key.startswith(ENV_PREFIX) and key != ENV_PREFIX + "CONFIG":
+            if key.startswith(ENV_PREFIX) and key not in NOT_SETTINGS:
                 name = key[len(ENV_PREFIX):].lower()
                 values[name] = _coerce(name, text, f"environment {key}")
         for key, value in (flags or {}).items():
