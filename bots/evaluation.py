@@ -216,6 +216,22 @@ class HandEvaluator:
             if key is not None:
                 classes[key] = float(gain)
 
+    def draw_chances(self, hand: Sequence[Card], limit: int) -> tuple[float, float]:
+        """What the next draw does for ``hand``: the chance that, drawing a card and
+        discarding the best one, the deadwood is at most ``limit`` (the hand can end), and
+        the expected deadwood after it (``dd(H) - g(H)``)."""
+        key = tuple(sorted(hand))
+        dd = deadwood_points(key, self.rules)
+        if not self.total:
+            return (1.0 if dd <= limit else 0.0), float(dd)
+        g = self.potential(key)
+        gains = self._gains[key] if dd else {}
+        reach = dd - limit  # the saving a draw needs
+        if reach <= 0:
+            return 1.0, dd - g
+        hits = sum(n for face, n in self.faces if gains.get(face, 0.0) >= reach)
+        return hits / self.total, dd - g
+
     def value(self, hand: Sequence[Card], beta: float, dd: int | None = None) -> float:
         """``V(H) = dd(H) - beta * g(H)``: lower is better."""
         if dd is None:

@@ -108,6 +108,10 @@ class StrongParams:
     rummy_hold: int = 2  # Basic: hold melds for going rummy with this many loose cards
     potential_cards: int = 11  # no potential beyond this hand size (the solver's cost)
     own_melds: bool = True  # Gin: lay our own melds when that lowers the undercut risk
+    race_bonus: float = 20.0  # Chicago: points a kept hand loses when the next draw cannot end it
+    race_bonus_tt: float = 10.0  # ... Three Thirteen: when the next draw cannot take it out
+    race_bonus_basic: float = 0.0
+    race_candidates: int = 4  # discards weighed by the race (the best by deadwood and danger)
 
 
 def interpolate(table: Sequence[tuple[int, float, float]], x: float) -> tuple[float, float]:
@@ -231,6 +235,9 @@ class StrongTurn:
         if not choices:
             return False
         dd_now = deadwood_points(hand, self.rules)
+        if (self.game == "chicago" and self.params.race_bonus > 0 and view.seat is not None
+                and choices[0][0] <= view.knock_limits[view.seat] < dd_now):
+            return True  # the top card lets us end the hand now
         if choices[0][0] >= dd_now and (beta <= 0 or not ev.related(top, hand)):
             return False  # it neither lowers the count nor pairs with anything
         best = min(ev.value(tuple(x for x in grown if x != c), beta, v)
@@ -249,8 +256,8 @@ class StrongTurn:
 
     def danger(self, card: Card) -> float:
         seat = self.next
-        if seat is None:
-            return 0.0
+        if seat is None or seat == self.view.out_seat:
+            return 0.0  # (Three Thirteen: after our last turn the round is over)
         view, mem = self.view, self.mem
         known = mem.known.get(seat, set())
         if self.game == "basic" and self.layable(card, own_turn=False):
@@ -266,8 +273,18 @@ class StrongTurn:
         w = self.params.danger_weight
         first = sorted((after[c] + w * self.danger(c), -self.rules.points(c), c) for c in cards)
         ranked: list[tuple[float, int, Card]] = []
+        race = self.race_terms()
         for i, (pre, neg_points, c) in enumerate(first):
-            if i < self.params.candidates and self.beta > 0:
+            if race is not None:
+                h, limit, bonus = race
+                if i < self.params.race_candidates:
+                    kept = tuple(x for x in hand if x != c)
+                    chance, later = self.eval.draw_chances(kept, limit)
+                    ends = (1.0 - h) * (later + bonus * (1.0 - chance))
+                else:
+                    ends = (1.0 - h) * (after[c] + bonus)
+                cost = h * after[c] + ends + (pre - after[c])
+            elif i < self.params.candidates and self.beta > 0:
                 kept = tuple(x for x in hand if x != c)
                 cost = self.eval.value(kept, self.beta, after[c]) + (pre - after[c])
             else:
@@ -275,6 +292,38 @@ class StrongTurn:
             ranked.append((cost, neg_points, c))
         ranked.sort()
         return [(cost, c) for cost, _, c in ranked]
+
+    def race_terms(self) -> tuple[float, int, float] | None:
+        """Chicago's race to end the hand: whoever ends it scores a few points and the
+        others their whole count. Returns ``(h, limit, bonus)``: ``h`` the chance that
+        another seat ends the hand before our next turn (we then pay the deadwood we
+        keep), our knock limit, and the points a kept hand loses when the next draw
+        cannot bring it within the limit. None outside Chicago."""
+        view, p = self.view, self.params
+        if view.seat is None:
+            return None
+        if self.game == "basic":
+            if p.race_bonus_basic <= 0:
+                return None
+            return 0.0, 0, p.race_bonus_basic
+        if self.game == "three_thirteen":
+            # Going out leaves every other seat one last turn: our count is then what the
+            # kept hand and one more draw make of it, so no share for the kept count.
+            if (p.race_bonus_tt <= 0 or view.out_seat is not None
+                    or len(view.hand) > p.potential_cards + 1):
+                return None
+            return 0.0, 0, p.race_bonus_tt
+        if self.game != "chicago" or p.race_bonus <= 0:
+            return None
+        seat = view.seat
+        mean, spread = interpolate(CHICAGO_OPPONENT, self.mem.turns)
+        safe = 1.0
+        for s in range(view.players):
+            if s != seat and view.active[s]:
+                took = len(self.mem.known.get(s, ()))
+                safe *= 1.0 - prob_at_most(view.knock_limits[s], max(0.0, mean - 4.0 * took),
+                                           spread)
+        return 1.0 - safe, view.knock_limits[seat], p.race_bonus
 
     def discard(self) -> SeatAction:
         discards = {a.card: a for a in self.legal if isinstance(a, Discard)}

@@ -1,0 +1,102 @@
+"""The strong bot's race to end the hand (Chicago, Three Thirteen, Basic Rummy).
+
+Worked positions where the strong bot now plays for the next draw's chance to end the
+hand, and where the older policy (the race off: ``race_bonus*=0``) did not.
+"""
+
+from __future__ import annotations
+
+import random
+
+from rummyhall.bots import StrongBot, StrongParams
+from rummyhall.bots.evaluation import HandEvaluator
+from rummyhall.bots.tracking import Tracker, unseen_faces
+from rummyhall.rules import (
+    Card,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Game,
+    Phase,
+    SeatAction,
+    Shuffle,
+    new_game,
+    parse_cards,
+    seat_view,
+    view_meld_rules,
+)
+
+NO_RACE = StrongParams(race_bonus=0.0, race_bonus_tt=0.0, race_bonus_basic=0.0)
+
+
+def position(game_name: str, hand: str, pile: str, *, drawn: bool,
+             theirs: str | None = None) -> tuple[Game, list[SeatAction]]:
+    """A two-seat game where seat 0 is to draw (or has drawn) holding ``hand``, ``pile``
+    the discard pile (top last); the other cards are dealt at random but fixed."""
+    game = new_game(game_name, players=2, first_dealer=1)
+    order = list(game.shuffle_cards())
+    random.Random(3).shuffle(order)
+    game.apply(Shuffle(tuple(order)))
+    size = len(game.hands[1])
+    mine, top = parse_cards(hand), parse_cards(pile)
+    used = set(mine) | set(top)
+    rest = [c for c in order if c not in used]
+    other = list(parse_cards(theirs)) if theirs else rest[:size]
+    rest = [c for c in rest if c not in other]
+    game.hands = [list(mine), other]
+    game.discard, game.stock = list(top), rest
+    game.turn, game.taken = 0, None
+    game.phase = Phase.PLAY if drawn else Phase.DRAW
+    return game, game.legal_actions()
+
+
+def test_chicago_takes_the_discard_that_lets_it_knock_at_once() -> None:
+    # Ts Qs Ks and the wild 2d are a run; Ac Kd As is 12 points. The 5c on the pile lets
+    # the Kd go: Ac As 5c, 7 points, a knock this turn. The stock's average saving is
+    # larger than the 5 points the 5c saves, so the older rule drew from the stock.
+    game, legal = position("chicago", "Ac 2d Kd As#1 Ts Qs#1 Ks#1", "6h 3h 5c", drawn=False)
+    view = seat_view(game, 0)
+    assert isinstance(StrongBot().choose(view, legal), DrawDiscard)
+    assert isinstance(StrongBot(NO_RACE).choose(view, legal), DrawStock)
+
+
+def test_chicago_keeps_the_pair_that_can_knock_on_the_next_draw() -> None:
+    # 6c 6d 6s are a set; Tc Ad Kd Kh 4s are 35 points. Throwing a king (the older rule:
+    # least deadwood, 25 points) leaves no draw that brings the hand within the knock
+    # limit of 9. Keeping both kings and throwing the 4s (31 points) lets a king or a
+    # wild 2 make a set of kings, the Tc goes and the Ad alone is a knock.
+    game, legal = position("chicago", "6c Tc#1 Ad 6d Kd Kh#1 4s#1 6s", "5d#1 6d#1 7h#1",
+                           drawn=True)
+    view = seat_view(game, 0)
+    race = StrongBot().choose(view, legal)
+    old = StrongBot(NO_RACE).choose(view, legal)
+    assert isinstance(race, Discard) and isinstance(old, Discard)
+    assert race.card == Card.parse("4s#1") and old.card in parse_cards("Kd Kh#1")
+    ev = HandEvaluator(view_meld_rules(view), unseen_faces(view, Tracker().observe(view)))
+    limit = view.knock_limits[0]
+    kings = ev.draw_chances([c for c in view.hand if c != race.card], limit)
+    one_king = ev.draw_chances([c for c in view.hand if c != old.card], limit)
+    assert kings[0] > 0.1 and one_king[0] == 0.0
+
+
+def test_three_thirteen_keeps_the_ten_with_more_ways_to_go_out() -> None:
+    # Round 1 (threes wild): 3d 4h and a ten or a king. Both cost 10; the Td melds with
+    # the wild three in more ways (8d 9d, 9d Jd, Jd Qd, or any ten) than the Ks (Js Qs
+    # or a king), so the race keeps it and throws the Ks; the older rule threw the Td.
+    game, legal = position("three_thirteen", "3d Td 4h Ks", "9s Tc 6h", drawn=True)
+    view = seat_view(game, 0)
+    race = StrongBot().choose(view, legal)
+    old = StrongBot(NO_RACE).choose(view, legal)
+    assert isinstance(race, Discard) and isinstance(old, Discard)
+    assert (race.card, old.card) == (Card.parse("Ks"), Card.parse("Td"))
+
+
+def test_draw_chances_count_the_draws_that_end_the_hand() -> None:
+    game, _ = position("chicago", "Ac 2d As Ts Qs Ks 9h", "6h", drawn=False)
+    view = seat_view(game, 0)
+    ev = HandEvaluator(view_meld_rules(view), unseen_faces(view, Tracker().observe(view)))
+    # Ts Qs Ks 2d is a run, Ac As 9h 11 points: drawing an ace (a set of three) or a
+    # card that lets the 9h go for a lower one ends the hand within 9 points.
+    chance, later = ev.draw_chances(view.hand, 9)
+    assert 0 < chance < 1 and later < 11
+    assert ev.draw_chances(view.hand, 11) == (1.0, later)
