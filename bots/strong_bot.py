@@ -110,7 +110,7 @@ class StrongParams:
     own_melds: bool = True  # Gin: lay our own melds when that lowers the undercut risk
     race_bonus: float = 20.0  # Chicago: points a kept hand loses when the next draw cannot end it
     race_bonus_tt: float = 10.0  # ... Three Thirteen: when the next draw cannot take it out
-    race_bonus_basic: float = 0.0
+    race_bonus_basic: float = 15.0  # ... Basic Rummy: when the next draw cannot take it out
     race_candidates: int = 4  # discards weighed by the race (the best by deadwood and danger)
 
 

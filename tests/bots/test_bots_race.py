@@ -100,3 +100,20 @@ def test_draw_chances_count_the_draws_that_end_the_hand() -> None:
     chance, later = ev.draw_chances(view.hand, 9)
     assert 0 < chance < 1 and later < 11
     assert ev.draw_chances(view.hand, 11) == (1.0, later)
+
+
+def test_basic_rummy_keeps_the_low_cards_when_no_draw_takes_it_out() -> None:
+    # Late in a Basic Rummy hand, nothing melds: Jc 4d 9h 6s. No card drawn next turn
+    # lets either three-card hand go out, so the race weighs what each keeps after the
+    # next draw: without the Jc it is lower (and the opponent collects a jack less if he
+    # goes out first). The older value, the potential weighted 1.5, kept the jack for
+    # its better draws and threw the 9h.
+    game, legal = position("basic", "Jc 4d 9h 6s", "3s Qh Ac", drawn=True, theirs="Kc Kd 8h")
+    view = seat_view(game, 0)
+    race = StrongBot().choose(view, legal)
+    old = StrongBot(NO_RACE).choose(view, legal)
+    assert isinstance(race, Discard) and isinstance(old, Discard)
+    assert (race.card, old.card) == (Card.parse("Jc"), Card.parse("9h"))
+    ev = HandEvaluator(view_meld_rules(view), unseen_faces(view, Tracker().observe(view)))
+    for card in (race.card, old.card):
+        assert ev.draw_chances([c for c in view.hand if c != card], 0)[0] == 0.0
