@@ -20,6 +20,8 @@ from rummyhall.rules import (
     Phase,
     SeatAction,
     Shuffle,
+    ThreeThirteen,
+    discard_deadwoods,
     new_game,
     parse_cards,
     seat_view,
@@ -117,3 +119,20 @@ def test_basic_rummy_keeps_the_low_cards_when_no_draw_takes_it_out() -> None:
     ev = HandEvaluator(view_meld_rules(view), unseen_faces(view, Tracker().observe(view)))
     for card in (race.card, old.card):
         assert ev.draw_chances([c for c in view.hand if c != card], 0)[0] == 0.0
+
+
+def test_three_thirteen_last_turn_keeps_the_least_deadwood() -> None:
+    # Round 1 (threes wild), 3c 8c 6d Jh after the draw, nothing melds. Seat 1 went out:
+    # this is our last turn and the next seat is the one who went out, so no discard can
+    # feed anybody: throw the Jh (17 points kept). While the round goes on the bot weighs
+    # the danger of feeding the next seat and its race, and throws the 8c instead.
+    game, legal = position("three_thirteen", "3c 8c 6d Jh", "Qh Qc 9d", drawn=True)
+    going_on = StrongBot().choose(seat_view(game, 0), legal)
+    assert isinstance(game, ThreeThirteen)
+    game.out_seat = 1
+    view = seat_view(game, 0)
+    last = StrongBot().choose(view, game.legal_actions())
+    assert isinstance(last, Discard) and isinstance(going_on, Discard)
+    assert last.card == Card.parse("Jh") and going_on.card == Card.parse("8c")
+    rules = view_meld_rules(view)
+    assert min(discard_deadwoods(view.hand, rules).values()) == 17
