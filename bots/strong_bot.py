@@ -21,6 +21,13 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   kept, plus the chance the next seat can meld ``d`` (it took a neighbour or a partner
   from the pile; the card's partners are live) times ``w`` points. Cards whose partners
   are dead have no potential and no danger, so they go first among equals.
+- **The race** (Chicago, Three Thirteen, Basic Rummy). There whoever ends the hand
+  scores little and the others their whole count, so a kept hand ``K`` is valued by
+  ``h * dd(K) + (1 - h) * (E[dd after the next draw] + B * (1 - P(the next draw ends
+  it)))`` (:meth:`~rummyhall.bots.evaluation.HandEvaluator.draw_chances`), ``h`` the
+  chance that another seat ends the hand before our next turn (Chicago; 0 where going
+  out leaves us a last turn), ``B`` the ``race_bonus*`` parameter. Chicago also takes a
+  top card that lets it knock at once.
 - **Ending the hand.**
   Gin: gin at once; knock when the chance of an undercut is small (a plain knock lets
   the server lay the arrangement of least deadwood that takes the fewest layoffs; with
