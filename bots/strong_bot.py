@@ -118,6 +118,7 @@ class StrongParams:
     race_bonus: float = 20.0  # Chicago: points a kept hand loses when the next draw cannot end it
     race_bonus_tt: float = 10.0  # ... Three Thirteen: when the next draw cannot take it out
     race_bonus_basic: float = 15.0  # ... Basic Rummy: when the next draw cannot take it out
+    race_cards_tt: int = 10  # ... for kept hands of at most this many cards (CPU time)
     race_candidates: int = 4  # discards weighed by the race (the best by deadwood and danger)
 
 
@@ -317,7 +318,7 @@ class StrongTurn:
             # Going out leaves every other seat one last turn: our count is then what the
             # kept hand and one more draw make of it, so no share for the kept count.
             if (p.race_bonus_tt <= 0 or view.out_seat is not None
-                    or len(view.hand) > p.potential_cards + 1):
+                    or len(view.hand) > p.race_cards_tt + 1):
                 return None
             return 0.0, 0, p.race_bonus_tt
         if self.game != "chicago" or p.race_bonus <= 0:

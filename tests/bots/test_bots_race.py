@@ -10,6 +10,7 @@ import random
 
 from rummyhall.bots import StrongBot, StrongParams
 from rummyhall.bots.evaluation import HandEvaluator
+from rummyhall.bots.strong_bot import StrongTurn
 from rummyhall.bots.tracking import Tracker, unseen_faces
 from rummyhall.rules import (
     Card,
@@ -136,3 +137,20 @@ def test_three_thirteen_last_turn_keeps_the_least_deadwood() -> None:
     assert last.card == Card.parse("Jh") and going_on.card == Card.parse("8c")
     rules = view_meld_rules(view)
     assert min(discard_deadwoods(view.hand, rules).values()) == 17
+
+
+def test_three_thirteen_races_only_up_to_race_cards_tt_kept_cards() -> None:
+    # The race's solves cost too much with the wild cards of the largest rounds: from
+    # eleven kept cards on the bot discards by deadwood and danger alone.
+    small, small_legal = position("three_thirteen", "3d Td 4h Ks", "9s Tc 6h", drawn=True)
+    turn = StrongTurn(StrongBot(), seat_view(small, 0), small_legal,
+                      Tracker().observe(seat_view(small, 0)))
+    assert turn.race_terms() == (0.0, 0, StrongParams().race_bonus_tt)
+    big, _ = position("three_thirteen", "3d Td 4h Ks 5c 7c 9c Jc Qd 8h 6s Ad", "9s Tc 6h",
+                      drawn=True, theirs="2c 2d 2h 2s Kc Kd Kh Qc Qh Qs Jd")
+    assert isinstance(big, ThreeThirteen)
+    big.round = 9  # eleven cards dealt, twelve after the draw
+    view = seat_view(big, 0)
+    assert len(view.hand) == StrongParams().race_cards_tt + 2
+    turn = StrongTurn(StrongBot(), view, big.legal_actions(), Tracker().observe(view))
+    assert turn.race_terms() is None
