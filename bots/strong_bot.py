@@ -118,7 +118,7 @@ class StrongParams:
     race_bonus: float = 20.0  # Chicago: points a kept hand loses when the next draw cannot end it
     race_bonus_tt: float = 10.0  # ... Three Thirteen: when the next draw cannot take it out
     race_bonus_basic: float = 15.0  # ... Basic Rummy: when the next draw cannot take it out
-    race_cards_tt: int = 10  # ... for kept hands of at most this many cards (CPU time)
+    race_cards_tt: int = 8  # ... for kept hands of at most this many cards (CPU time)
     race_candidates: int = 4  # discards weighed by the race (the best by deadwood and danger)
 
 
