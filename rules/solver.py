@@ -56,8 +56,9 @@ for 0 to 3 wild cards; the wild cards left are shared among the suits at their b
 With one meld or more every wild card finds a place (13 cards at most), so the naturals'
 deadwood is the hand's. :func:`discards_at_most` solves the whole hand once: a card
 worth less than its deadwood less the limit cannot be the discard, and only the few
-discards left are solved (the needy bounds below come first on hands of ten cards or
-more, where they are cheaper). Hands the table path does not take go to the general path.
+discards left are solved, the whole hand's best set choice less the discard settling
+most of them (the needy bounds below come first when the limit is 0 and on hands of ten
+cards or more, where they answer sooner). Hands the table path does not take go to the general path.
 
 *Bounded questions* ("at most ``limit``?", the knocks and going out a game lists at every
 turn, :func:`deadwood_at_most` and :func:`discards_at_most`) first take a lower bound,
@@ -156,7 +157,10 @@ _NO_LIMIT: Final = 31  # "unbounded" capacity; capacities are capped by the wild
 _MAX_HAND: Final = 20  # cards per call; the games hold 14 at most (5-bit counts fit too)
 _ONE_MELD: Final = 5  # the most cards that cannot hold two melds
 _TABLE_CARDS: Final = 13  # the table path is exact up to this many cards
-_BOUNDS_FIRST: Final = 9  # longer hands try the needy bounds before the table path
+_NO_BOUND: Final = 1 << 30
+# The needy bounds come before the table path on hands longer than this (for a limit
+# above 0, and for 0): they answer those sooner.
+_BOUNDS_FIRST: Final = (9, 0)
 _KEPT_WILDS: Final = 3  # the bounds' suit tables are kept for this many wild cards
 # By rank: the bits of its four faces' counts in the general path's multiset.
 _RANK_FIELDS: Final = tuple(sum(_COUNT << (_FIELD * (t * 16 + r)) for t in range(4))
@@ -507,6 +511,9 @@ class _Context:
         self.table_ok = (smax == 0 and rules.ace_mode != "round_the_corner"
                          and min(self.rank_points[1:14]) > 0)
         self.suit_runs = _suit_runs(rules.ace_mode == "high_or_low", tuple(self.rank_points))
+        # The set choice of the last :meth:`table_value` (faces taken, second copies
+        # taken, wild cards needed): :func:`_table_discards` reads it at once.
+        self.last_plan = (0, 0, 0)
         # A natural's face bit and, from bit _POINTS_AT, its points; 1 << 64 for a wild
         # card: one sum profiles a hand for the table path.
         self.table_code = {code: (1 << 64 if code & 15 in (JOKER_RANK, wild)
@@ -1074,12 +1081,16 @@ class _Context:
         else:
             ranks = ((a & b & (c | d)) | (c & d & (a | b)) | (da & two)) & _SUIT
         suits_dead = self.suits_dead
+        plan = (0, 0, 0)
         if not ranks:
             best = suits_dead(pm, dup, wilds)
         else:
             best = total
             for rm1, rm2, cost in self.set_plans(pm, dup, wilds, ranks, (a, b, c, d)):
-                best = min(best, suits_dead(pm & ~rm1, dup & ~rm2, wilds - cost))
+                dead = suits_dead(pm & ~rm1, dup & ~rm2, wilds - cost)
+                if dead < best:
+                    best, plan = dead, (rm1, rm2, cost)
+        self.last_plan = plan
         if best < total or not wilds:
             return best
         jokers = sum(1 for card in hand if not card & 15)
@@ -1802,7 +1813,7 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
     if limit < 0:
         return []
     if len(hand) <= _TABLE_CARDS + 1 and (found := ctx.table_profile(hand)) is not None:
-        if len(hand) > _BOUNDS_FIRST:  # the needy bounds are cheaper on long hands
+        if len(hand) > _BOUNDS_FIRST[not limit]:
             naturals_may, wilds_may = _discard_bounds(ctx, hand, limit)
             if not (naturals_may or wilds_may):
                 return []
@@ -1867,6 +1878,13 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
     points = ctx.face_points
     if need > ctx.dearest(pm) and (not wilds or need > _dearest_wild(ctx, hand)):
         return []
+    # The whole hand's best set choice, less the discard, is an arrangement of the kept
+    # cards: when it keeps at most ``limit``, or no more than the bound, it settles them.
+    rm1, rm2, cost = ctx.last_plan
+    left1, left2 = pm & ~rm1, dup & ~rm2
+    if whole == total and wilds:
+        left1 = left2 = -1  # nothing melded: the wild cards are not placed
+    left = (left1, left2, bool(rm1 | rm2))
     wild_rank = ctx.rules.wild_rank
     by_key: dict[int, bool] = {}
     out: list[Card] = []
@@ -1880,7 +1898,11 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
         fits = by_key.get(key)
         if fits is None:
             kept = hand[:i] + hand[i + 1:]  # (13 cards at most: exact)
-            if rank in (JOKER_RANK, wild_rank):
+            upper = _plan_upper(ctx, left, wilds, cost, face=face,
+                                wild=rank in (JOKER_RANK, wild_rank))
+            if upper <= limit or upper == whole - worth:
+                fits = upper <= limit
+            elif rank in (JOKER_RANK, wild_rank):
                 fits = ctx.table_value(kept, pm, dup, wilds - 1, total) <= limit
             else:  # the natural's face loses one copy
                 bit = 1 << face
@@ -1890,6 +1912,32 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
         if fits:
             out.append(Card(card))
     return out
+
+
+def _plan_upper(ctx: _Context, left: tuple[int, int, bool], wilds: int, cost: int, *,
+                face: int, wild: bool) -> int:
+    """The naturals' deadwood of the whole hand's best set choice less one card (a
+    natural of ``face`` left to the suits, or a wild card): at least the kept cards'
+    least deadwood when something stays melded. A large number when it does not
+    apply (the card is in a set, or no wild card is spare)."""
+    left1, left2, sets = left
+    if left1 < 0:
+        return _NO_BOUND
+    kept_wilds = wilds - 1 if wild else wilds
+    if cost > kept_wilds:
+        return _NO_BOUND
+    if not wild:
+        bit = 1 << face
+        if left2 & bit:
+            left2 ^= bit
+        elif left1 & bit:
+            left1 ^= bit
+        else:
+            return _NO_BOUND
+    dead = ctx.suits_dead(left1, left2, kept_wilds - cost)
+    if not sets and kept_wilds and dead == ctx.lonely_points(left1, left2):
+        return _NO_BOUND  # nothing melded: the wild cards would not be placed
+    return dead
 
 
 def _dearest_wild(ctx: _Context, hand: Sequence[int]) -> int:
