@@ -511,9 +511,6 @@ class _Context:
         self.table_ok = (smax == 0 and rules.ace_mode != "round_the_corner"
                          and min(self.rank_points[1:14]) > 0)
         self.suit_runs = _suit_runs(rules.ace_mode == "high_or_low", tuple(self.rank_points))
-        # The set choice of the last :meth:`table_value` (faces taken, second copies
-        # taken, wild cards needed): :func:`_table_discards` reads it at once.
-        self.last_plan = (0, 0, 0)
         # A natural's face bit and, from bit _POINTS_AT, its points; 1 << 64 for a wild
         # card: one sum profiles a hand for the table path.
         self.table_code = {code: (1 << 64 if code & 15 in (JOKER_RANK, wild)
@@ -1060,6 +1057,11 @@ class _Context:
 
     def table_value(self, hand: Sequence[int], pm: int, dup: int, wilds: int,
                     total: int) -> int:
+        """:meth:`table_best`'s least deadwood alone."""
+        return self.table_best(hand, pm, dup, wilds, total)[0]
+
+    def table_best(self, hand: Sequence[int], pm: int, dup: int, wilds: int,
+                   total: int) -> tuple[int, tuple[int, int, int]]:
         """The least deadwood of the naturals ``pm`` (``dup`` held twice, ``total``
         points in all) and ``wilds`` wild cards (sets without a maximum).
 
@@ -1071,7 +1073,8 @@ class _Context:
         leaves four suits to :class:`SuitRuns`, the wild cards left shared among them.
         Every natural is worth a point: when nothing is melded there is no meld to take
         the wild cards, and they are left to :meth:`leaf`; otherwise they all find a
-        place (no meld exceeds 13 cards in a hand of 13).
+        place (no meld exceeds 13 cards in a hand of 13). Returns the deadwood and the
+        best set choice (faces taken, second copies taken, wild cards needed).
         """
         a, b, c, d = pm & _SUIT, pm >> 16 & _SUIT, pm >> 32 & _SUIT, pm >> 48 & _SUIT
         da = (dup | dup >> 16 | dup >> 32 | dup >> 48) & _SUIT
@@ -1090,11 +1093,10 @@ class _Context:
                 dead = suits_dead(pm & ~rm1, dup & ~rm2, wilds - cost)
                 if dead < best:
                     best, plan = dead, (rm1, rm2, cost)
-        self.last_plan = plan
         if best < total or not wilds:
-            return best
+            return best, plan
         jokers = sum(1 for card in hand if not card & 15)
-        return total + self.leaf(wilds - jokers, jokers, 0, 0)[0]
+        return total + self.leaf(wilds - jokers, jokers, 0, 0)[0], plan
 
     def set_plans(self, pm: int, dup: int, wilds: int, ranks: int,
                   suits: tuple[int, int, int, int]) -> list[tuple[int, int, int]]:
@@ -1873,14 +1875,14 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
     per face (the wild-rank cards are all alike, and the jokers).
     """
     pm, dup, wilds, total = found
-    whole = ctx.table_value(hand, pm, dup, wilds, total)  # (a lower bound beyond 13)
+    whole, plan = ctx.table_best(hand, pm, dup, wilds, total)  # (a lower bound beyond 13)
     need = whole - limit
     points = ctx.face_points
     if need > ctx.dearest(pm) and (not wilds or need > _dearest_wild(ctx, hand)):
         return []
     # The whole hand's best set choice, less the discard, is an arrangement of the kept
     # cards: when it keeps at most ``limit``, or no more than the bound, it settles them.
-    rm1, rm2, cost = ctx.last_plan
+    rm1, rm2, cost = plan
     left1, left2 = pm & ~rm1, dup & ~rm2
     if whole == total and wilds:
         left1 = left2 = -1  # nothing melded: the wild cards are not placed
