@@ -45,6 +45,21 @@ States ``(naturals, wilds left, capacity capped at wilds left, wild counts)`` ar
 memoised. Naturals that cannot belong to any meld (possible to tell only with fewer
 than two wild cards) are removed first as pure deadwood.
 
+*Table path* (wild cards or two decks under sets without a maximum, aces low or high
+or low: Chicago and Three Thirteen; at most three wild cards, no face three times). A
+rank of two naturals or more (three without wild cards) is melded in one set or not at
+all; a natural no run of its suit can hold goes into its rank's set whenever there is
+one, the others are tried in and out. Each choice leaves four suits whose naturals
+only meld in runs, and :class:`~rummyhall.rules.wild_runs.SuitRuns` (one table per ace
+mode and card values, filled as suit patterns come) gives each suit's least deadwood
+for 0 to 3 wild cards; the wild cards left are shared among the suits at their best.
+With one meld or more every wild card finds a place (13 cards at most), so the naturals'
+deadwood is the hand's. :func:`discards_at_most` solves the whole hand once: a card
+worth less than its deadwood less the limit cannot be the discard, and only the few
+discards left are solved, the whole hand's best set choice less the discard settling
+most of them (the needy bounds below come first when the limit is 0 and on hands of ten
+cards or more, where they answer sooner). Hands the table path does not take go to the general path.
+
 *Bounded questions* ("at most ``limit``?", the knocks and going out a game lists at every
 turn, :func:`deadwood_at_most` and :func:`discards_at_most`) first take a lower bound,
 from two sums and one "or" over the hand (:meth:`_Context.needy`). A *needy* natural
@@ -80,7 +95,9 @@ cards, the runs one wild card completes; filled as patterns come, 2**14 entries 
 most each) up to about 5 MB more per context, and the needy bound's tables of runs with
 one to three wild cards, shared by ace mode (three at most, 2**14 entries each by wild
 count, a few runs an entry: about 25 MB if every pattern came). Nothing in
-them depends on a hand or a seat, and results never depend on the caches;
+them depends on a hand or a seat, and results never depend on the caches; nor in the
+table path's suit tables (at most ``wild_runs.MAX_ENTRIES`` = 60,000 short tuples each,
+about 10 MB, emptied when full; at most 16 tables);
 :func:`clear_caches` drops them. Hands are limited to ``_MAX_HAND`` = 20 cards (the
 games hold 14 at most): the set choices grow exponentially with the ranks that can
 form a set.
@@ -106,6 +123,7 @@ from typing import Final, TypeVar
 from .cards import JOKER_RANK, MAX_COPIES, Card, format_cards, sort_key
 from .errors import CardError, IllegalDiscard, InvalidMeld
 from .melds import MAX_RUN, AceMode, MeldRules, meld_kind, order_meld, run_span
+from .wild_runs import MAX_WILDS, SuitRuns
 
 __all__ = [
     "Arrangement",
@@ -138,6 +156,11 @@ _POINTS_AT: Final = 72  # where a scanned hand's points start (the face bits car
 _NO_LIMIT: Final = 31  # "unbounded" capacity; capacities are capped by the wild cards left
 _MAX_HAND: Final = 20  # cards per call; the games hold 14 at most (5-bit counts fit too)
 _ONE_MELD: Final = 5  # the most cards that cannot hold two melds
+_TABLE_CARDS: Final = 13  # the table path is exact up to this many cards
+_NO_BOUND: Final = 1 << 30
+# The needy bounds come before the table path on hands longer than this (for a limit
+# above 0, and for 0): they answer those sooner.
+_BOUNDS_FIRST: Final = (9, 0)
 _KEPT_WILDS: Final = 3  # the bounds' suit tables are kept for this many wild cards
 # By rank: the bits of its four faces' counts in the general path's multiset.
 _RANK_FIELDS: Final = tuple(sum(_COUNT << (_FIELD * (t * 16 + r)) for t in range(4))
@@ -322,6 +345,47 @@ def _max_table(rank_points: tuple[int, ...]) -> list[int]:
     return table
 
 
+_SUIT_RUNS: Final[dict[tuple[bool, tuple[int, ...]], SuitRuns]] = {}
+
+
+def _suit_runs(ace_high: bool, rank_points: tuple[int, ...]) -> SuitRuns:
+    """The :class:`SuitRuns` table of an ace mode and card values (shared like the
+    value tables)."""
+    key = (ace_high, rank_points)
+    table = _SUIT_RUNS.get(key)
+    if table is None:
+        if len(_SUIT_RUNS) >= _MAX_CONTEXTS:
+            _SUIT_RUNS.clear()
+        table = _SUIT_RUNS[key] = SuitRuns(ace_high, rank_points)
+    return table
+
+
+_PARTNERS: Final[dict[str, tuple[list[list[int]], list[_Lazy[int]]]]] = {}
+
+
+def _partner_mask(partners: list[int]) -> Callable[[int], int]:
+    """A suit pattern's ranks with another rank of it in ``partners`` (by rank) reach."""
+    def mask(p: int) -> int:
+        return sum(1 << r for r in _bits(p) if p & ~(1 << r) & partners[r])
+    return mask
+
+
+_PATTERN_POINTS: Final[dict[tuple[int, ...], list[int]]] = {}
+
+
+def _pattern_points(rank_points: tuple[int, ...]) -> list[int]:
+    """Of every suit pattern: its points (shared like the value tables)."""
+    table = _PATTERN_POINTS.get(rank_points)
+    if table is None:
+        low = [sum(rank_points[i] for i in range(8) if x >> i & 1) for x in range(256)]
+        high = [sum(rank_points[8 + i] for i in range(7) if x >> i & 1) for x in range(256)]
+        table = [low[p & 255] + high[p >> 8] for p in range(_PATTERNS)]
+        if len(_PATTERN_POINTS) >= _MAX_CONTEXTS:
+            _PATTERN_POINTS.clear()
+        _PATTERN_POINTS[rank_points] = table
+    return table
+
+
 def _bits(x: int) -> Iterator[int]:
     """Positions of the set bits of ``x``, lowest first."""
     while x:
@@ -427,18 +491,32 @@ class _Context:
                                                            tuple(self.rank_points))
         self.run_mask = _mask_table(rules.ace_mode)
         self.near_mask = _Lazy(self._near_mask)
-        # By wild cards at hand (0..13), then rank: the ranks a run may share with it.
-        self.run_partners = [[self._run_partners(r, w) for r in range(16)]
-                             for w in range(MAX_RUN + 1)]
-        # By wild cards at hand, then suit pattern: its ranks with another in reach.
-        # (Kept for up to three wild cards: 2**14 entries at most each.)
-        self.partner_masks = [_Lazy(self._partner_mask(w)) for w in range(_KEPT_WILDS + 1)]
-        self.pattern_points = [v + d for v, d in zip(self.run_value, self.suit_deadwood,
-                                                     strict=True)]
+        # By wild cards at hand (0..13), then rank: the ranks a run may share with it;
+        # and by wild cards at hand, then suit pattern: its ranks with another in reach
+        # (kept for up to three wild cards: 2**14 entries at most each). Both depend on
+        # the ace mode alone: shared by the rules of one mode.
+        shared = _PARTNERS.get(rules.ace_mode)
+        if shared is None:
+            partners = [[self._run_partners(r, w) for r in range(16)]
+                        for w in range(MAX_RUN + 1)]
+            shared = _PARTNERS[rules.ace_mode] = (partners, [
+                _Lazy(_partner_mask(partners[w])) for w in range(_KEPT_WILDS + 1)])
+        self.run_partners, self.partner_masks = shared
+        self.pattern_points = _pattern_points(tuple(self.rank_points))
         self.pattern_max = _max_table(tuple(self.rank_points))
         self.wild_runs = _Lazy(self._wild_runs)
         # By wild cards t (1..3), then suit pattern: the runs t wild cards can make.
         self.windows = _window_tables(rules.ace_mode)
+        # Table path (:meth:`table_deadwood`): sets without a maximum, aces low or high
+        # or low, every natural worth a point at least.
+        self.table_ok = (smax == 0 and rules.ace_mode != "round_the_corner"
+                         and min(self.rank_points[1:14]) > 0)
+        self.suit_runs = _suit_runs(rules.ace_mode == "high_or_low", tuple(self.rank_points))
+        # A natural's face bit and, from bit _POINTS_AT, its points; 1 << 64 for a wild
+        # card: one sum profiles a hand for the table path.
+        self.table_code = {code: (1 << 64 if code & 15 in (JOKER_RANK, wild)
+                                  else bit | points[code] << _POINTS_AT)
+                           for code, bit in bits.items()}.__getitem__
         # General path.
         self.memo: dict[int, int] = {}
         self.set_cache: dict[int, _SetCands] = {}
@@ -457,11 +535,7 @@ class _Context:
         return sum(rp[r] for r in _bits(p))
 
     def _partner_mask(self, wilds: int) -> Callable[[int], int]:
-        partners = self.run_partners[wilds]
-
-        def mask(p: int) -> int:
-            return sum(1 << r for r in _bits(p) if p & ~(1 << r) & partners[r])
-        return mask
+        return _partner_mask(self.run_partners[min(wilds, MAX_RUN)])
 
     def _run_partners(self, rank: int, wilds: int) -> int:
         """The ranks that fit in one run with ``rank`` and at most ``wilds`` wild cards."""
@@ -952,6 +1026,142 @@ class _Context:
                 out.append(total - rp[rank] - saved)
         return out
 
+    # -- table path -----------------------------------------------------------------
+
+    def table_profile(self, hand: Sequence[int]) -> tuple[int, int, int, int] | None:
+        """(natural faces, faces held twice, wild cards, naturals' points) of a hand the
+        table path takes: at most ``MAX_WILDS`` wild cards, no face three times; else
+        None. Two sums and one "or" over the hand."""
+        if not self.table_ok:
+            return None
+        v = sum(map(self.table_code, hand))
+        wilds = v >> 64 & 255
+        if wilds > MAX_WILDS:
+            return None
+        pm = reduce(or_, map(self.natural_bit, hand), 0)
+        dup = (v & _FACES) - pm
+        if dup.bit_count() != len(hand) - wilds - pm.bit_count():
+            return None
+        return pm, dup, wilds, v >> _POINTS_AT
+
+    def table_deadwood(self, hand: Sequence[int]) -> int | None:
+        """The least deadwood of ``hand`` by the per-suit run tables, or None when the
+        table path does not take it (see :meth:`table_profile`).
+
+        Exact for 13 cards or fewer; for more, a lower bound (wild cards beyond a
+        meld's 13 places are taken as placed).
+        """
+        found = self.table_profile(hand)
+        if found is None:
+            return None
+        return self.table_value(hand, *found)
+
+    def table_value(self, hand: Sequence[int], pm: int, dup: int, wilds: int,
+                    total: int) -> int:
+        """:meth:`table_best`'s least deadwood alone."""
+        return self.table_best(hand, pm, dup, wilds, total)[0]
+
+    def table_best(self, hand: Sequence[int], pm: int, dup: int, wilds: int,
+                   total: int) -> tuple[int, tuple[int, int, int]]:
+        """The least deadwood of the naturals ``pm`` (``dup`` held twice, ``total``
+        points in all) and ``wilds`` wild cards (sets without a maximum).
+
+        Sets go by rank: a rank of two naturals or more (three without wild cards) is
+        melded in one set or not at all (two sets of one rank would do better as one;
+        one natural with two wild cards is a run of the suit tables). A natural no run
+        of its suit can hold with the wild cards at hand ("uncontested") goes into its
+        rank's set whenever there is one; the others are tried in and out. Each choice
+        leaves four suits to :class:`SuitRuns`, the wild cards left shared among them.
+        Every natural is worth a point: when nothing is melded there is no meld to take
+        the wild cards, and they are left to :meth:`leaf`; otherwise they all find a
+        place (no meld exceeds 13 cards in a hand of 13). Returns the deadwood and the
+        best set choice (faces taken, second copies taken, wild cards needed).
+        """
+        a, b, c, d = pm & _SUIT, pm >> 16 & _SUIT, pm >> 32 & _SUIT, pm >> 48 & _SUIT
+        da = (dup | dup >> 16 | dup >> 32 | dup >> 48) & _SUIT
+        two = (a & (b | c | d)) | (b & (c | d)) | (c & d)
+        if wilds:
+            ranks = (two | da) & _SUIT
+        else:
+            ranks = ((a & b & (c | d)) | (c & d & (a | b)) | (da & two)) & _SUIT
+        suits_dead = self.suits_dead
+        plan = (0, 0, 0)
+        if not ranks:
+            best = suits_dead(pm, dup, wilds)
+        else:
+            best = total
+            for rm1, rm2, cost in self.set_plans(pm, dup, wilds, ranks, (a, b, c, d)):
+                dead = suits_dead(pm & ~rm1, dup & ~rm2, wilds - cost)
+                if dead < best:
+                    best, plan = dead, (rm1, rm2, cost)
+        if best < total or not wilds:
+            return best, plan
+        jokers = sum(1 for card in hand if not card & 15)
+        return total + self.leaf(wilds - jokers, jokers, 0, 0)[0], plan
+
+    def set_plans(self, pm: int, dup: int, wilds: int, ranks: int,
+                  suits: tuple[int, int, int, int]) -> list[tuple[int, int, int]]:
+        """The set choices worth trying for ``ranks``: (faces taken, faces whose second
+        copy is taken, wild cards needed), "no set at all" first."""
+        a, b, c, d = suits
+        if wilds:
+            near = self.partner_masks[wilds]
+            contested_all = near[a] | near[b] << 16 | near[c] << 32 | near[d] << 48
+        else:
+            contested_all = self.runs_of(pm)
+        plans = [(0, 0, 0)]
+        for r in _bits(ranks):
+            present = pm >> r & _SPREAD
+            options = _set_options(r, present, dup >> r & _SPREAD,
+                                   contested_all >> r & present, wilds)
+            if len(options) == 1 and not options[0][2]:
+                o1, o2, _ = options[0]
+                plans = [(p1 | o1, p2 | o2, pc) for p1, p2, pc in plans]
+            else:
+                plans = [(p1 | o1, p2 | o2, pc + oc) for p1, p2, pc in plans
+                         for o1, o2, oc in options if pc + oc <= wilds]
+        return plans
+
+    def suits_dead(self, m1: int, m2: int, wilds: int) -> int:
+        """The least deadwood of four suits' naturals (``m1``, ``m2`` held twice) in
+        runs only, ``wilds`` wild cards shared among them (:class:`SuitRuns`)."""
+        runs = self.suit_runs
+        table = runs.table
+        k0 = m1 & _SUIT | (m2 & _SUIT) << 16
+        k1 = m1 >> 16 & _SUIT | (m2 >> 16 & _SUIT) << 16
+        k2 = m1 >> 32 & _SUIT | (m2 >> 32 & _SUIT) << 16
+        k3 = m1 >> 48 & _SUIT | (m2 >> 48 & _SUIT) << 16
+        v0 = table.get(k0) or runs.get(k0)
+        v1 = table.get(k1) or runs.get(k1)
+        v2 = table.get(k2) or runs.get(k2)
+        v3 = table.get(k3) or runs.get(k3)
+        base = v0[0] + v1[0] + v2[0] + v3[0]
+        if not wilds:
+            return base
+        if wilds == 1:
+            return base - max(v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
+        # What the wild cards save: the best split of them among the suits.
+        gains = [(v[0] - v[1], v[0] - v[2], v[0] - v[3]) for v in (v0, v1, v2, v3)
+                 if v[0] != v[wilds]]
+        if not gains:
+            return base
+        best = max(g[wilds - 1] for g in gains)  # all in one suit
+        n = len(gains)
+        for i in range(n):
+            gi = gains[i]
+            for j in range(n):
+                if j == i:
+                    continue
+                gj = gains[j]
+                if wilds == 2:  # one and one
+                    best = max(best, gi[0] + gj[0])
+                    continue
+                best = max(best, gi[1] + gj[0])  # two and one
+                if i < j:
+                    for k in range(j + 1, n):  # one, one and one
+                        best = max(best, gi[0] + gj[0] + gains[k][0])
+        return base - best
+
     # -- general path ---------------------------------------------------------------
 
     def classify(self, hand: Sequence[int]) -> tuple[int, int, list[int], list[int], list[int]]:
@@ -1160,6 +1370,10 @@ class _Context:
         With ``limit``, a count above it may be returned as soon as it is known to
         exceed it: the naturals no meld can hold are counted before the search.
         """
+        if len(hand) <= _TABLE_CARDS and (found := self.table_profile(hand)) is not None:
+            if len(set(hand)) != len(hand):
+                raise CardError(f"a card appears twice in {format_cards(hand)}")
+            return self.table_value(hand, *found)
         n, pm, wilds, jokers, dead = self.classify(hand)
         points = self.rules.points
         certain = sum(points(c) for c in dead)
@@ -1455,6 +1669,8 @@ def deadwood_at_most(cards: Iterable[int], rules: MeldRules, limit: int) -> bool
         raise CardError(f"a card appears twice in {format_cards(hand)}")
     if limit < 0:
         return False
+    if len(hand) <= _TABLE_CARDS and (value := ctx.table_deadwood(hand)) is not None:
+        return value <= limit
     if not limit and len(hand) <= _ONE_MELD and min(_points(ctx, list(hand))) > 0:
         return not hand or meld_kind(hand, rules) is not None  # one meld, or none
     return _bound(ctx, hand, limit) <= limit and ctx.general_at_most(hand, limit)
@@ -1594,8 +1810,7 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
     ctx = _context(rules)
     m, total = _scan(ctx, hand)
     if _is_fast(ctx, hand, m):
-        points = ctx.face_points
-        if not hand or deadwood_points(hand, rules) - max(points[c & 63] for c in hand) > limit:
+        if not hand or ctx.mask_deadwood(m) - ctx.dearest(m) > limit:
             return []
         values = ctx.fast_discards(hand, m, total)
         return [Card(c) for c, v in zip(hand, values, strict=True) if v <= limit]
@@ -1603,6 +1818,12 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
         raise CardError(f"a card appears twice in {format_cards(hand)}")
     if limit < 0:
         return []
+    if len(hand) <= _TABLE_CARDS + 1 and (found := ctx.table_profile(hand)) is not None:
+        if len(hand) > _BOUNDS_FIRST[not limit]:
+            naturals_may, wilds_may = _discard_bounds(ctx, hand, limit)
+            if not (naturals_may or wilds_may):
+                return []
+        return _table_discards(ctx, hand, limit, found)
     if not limit and len(hand) <= _ONE_MELD + 1 and min(_points(ctx, list(hand))) > 0:
         # Nothing unmelded, fewer than six cards kept: they are one meld (past the bounds).
         naturals, wilds = _discard_bounds(ctx, hand, limit)
@@ -1612,6 +1833,123 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
                 if (wilds if rules.is_wild(c) else naturals)
                 and (not hand[:i] + hand[i + 1:] or meld_kind(hand[:i] + hand[i + 1:], rules))]
     return _general_discards(ctx, hand, limit)
+
+
+def _set_options(r: int, present: int, twice: int, contested: int,
+                 wilds: int) -> list[tuple[int, int, int]]:
+    """The set choices of rank ``r`` (:meth:`_Context.set_plans`): its suits held
+    (``present``, as a spread), held twice, and those whose card a run may want."""
+    free = present & ~contested
+    free_copies = free.bit_count() + (free & twice).bit_count()
+    options = [] if free_copies >= 3 else [(0, 0, 0)]  # (three free: a set at no cost)
+    free1, free2 = free << r, (free & twice) << r
+    if not contested & twice:  # each contested card held once: its subsets
+        sub = contested
+        while True:
+            k = free_copies + sub.bit_count()
+            if k >= 2 and 3 - k <= wilds:
+                options.append((free1 | sub << r, free2, max(0, 3 - k)))
+            if not sub:
+                break
+            sub = (sub - 1) & contested
+        return options
+    faces = [(1 << (16 * s + r), 1 + (twice >> (16 * s) & 1))
+             for s in range(4) if contested >> (16 * s) & 1]
+    for takes in product(*[range(copies + 1) for _, copies in faces]):
+        k = free_copies + sum(takes)
+        if k < 2 or 3 - k > wilds:
+            continue
+        rm1, rm2 = free1, free2
+        for (face, copies), t in zip(faces, takes, strict=True):
+            if t == 2 or (t == 1 and copies == 1):
+                rm1 |= face
+            if t and copies == 2:
+                rm2 |= face
+        options.append((rm1, rm2, max(0, 3 - k)))
+    return options
+
+
+def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
+                    found: tuple[int, int, int, int]) -> list[Card]:
+    """:func:`discards_at_most` by the table path (:meth:`_Context.table_value`).
+
+    One solve of the whole hand bounds every discard: the kept cards' best arrangement
+    plus the discard is one of the whole hand's, so a card worth less than the whole
+    hand's deadwood less ``limit`` cannot do. Only the discards left are solved, once
+    per face (the wild-rank cards are all alike, and the jokers).
+    """
+    pm, dup, wilds, total = found
+    whole, plan = ctx.table_best(hand, pm, dup, wilds, total)  # (a lower bound beyond 13)
+    need = whole - limit
+    points = ctx.face_points
+    if need > ctx.dearest(pm) and (not wilds or need > _dearest_wild(ctx, hand)):
+        return []
+    # The whole hand's best set choice, less the discard, is an arrangement of the kept
+    # cards: when it keeps at most ``limit``, or no more than the bound, it settles them.
+    rm1, rm2, cost = plan
+    left1, left2 = pm & ~rm1, dup & ~rm2
+    if whole == total and wilds:
+        left1 = left2 = -1  # nothing melded: the wild cards are not placed
+    left = (left1, left2, bool(rm1 | rm2))
+    wild_rank = ctx.rules.wild_rank
+    by_key: dict[int, bool] = {}
+    out: list[Card] = []
+    for i, card in enumerate(hand):
+        face = card & 63
+        worth = points[face]
+        if worth < need:
+            continue
+        rank = face & 15
+        key = -1 if rank == wild_rank else face  # (jokers are all of face 0)
+        fits = by_key.get(key)
+        if fits is None:
+            kept = hand[:i] + hand[i + 1:]  # (13 cards at most: exact)
+            upper = _plan_upper(ctx, left, wilds, cost, face=face,
+                                wild=rank in (JOKER_RANK, wild_rank))
+            if upper <= limit or upper == whole - worth:
+                fits = upper <= limit
+            elif rank in (JOKER_RANK, wild_rank):
+                fits = ctx.table_value(kept, pm, dup, wilds - 1, total) <= limit
+            else:  # the natural's face loses one copy
+                bit = 1 << face
+                fits = (ctx.table_value(kept, pm, dup ^ bit, wilds, total - worth) if dup & bit
+                        else ctx.table_value(kept, pm ^ bit, dup, wilds, total - worth)) <= limit
+            by_key[key] = fits
+        if fits:
+            out.append(Card(card))
+    return out
+
+
+def _plan_upper(ctx: _Context, left: tuple[int, int, bool], wilds: int, cost: int, *,
+                face: int, wild: bool) -> int:
+    """The naturals' deadwood of the whole hand's best set choice less one card (a
+    natural of ``face`` left to the suits, or a wild card): at least the kept cards'
+    least deadwood when something stays melded. A large number when it does not
+    apply (the card is in a set, or no wild card is spare)."""
+    left1, left2, sets = left
+    if left1 < 0:
+        return _NO_BOUND
+    kept_wilds = wilds - 1 if wild else wilds
+    if cost > kept_wilds:
+        return _NO_BOUND
+    if not wild:
+        bit = 1 << face
+        if left2 & bit:
+            left2 ^= bit
+        elif left1 & bit:
+            left1 ^= bit
+        else:
+            return _NO_BOUND
+    dead = ctx.suits_dead(left1, left2, kept_wilds - cost)
+    if not sets and kept_wilds and dead == ctx.lonely_points(left1, left2):
+        return _NO_BOUND  # nothing melded: the wild cards would not be placed
+    return dead
+
+
+def _dearest_wild(ctx: _Context, hand: Sequence[int]) -> int:
+    """The points of the hand's dearest wild card."""
+    points = ctx.face_points
+    return max(points[c & 63] for c in hand if ctx.wild_one(c))
 
 
 def _points(ctx: _Context, cards: list[int]) -> list[int]:

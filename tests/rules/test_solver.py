@@ -567,6 +567,67 @@ def test_knocker_arrangement_matches_brute_force(
         assert result.points == brute_deadwood(defender, rules)
 
 
+@st.composite
+def table_rules(draw: st.DrawFn) -> MeldRules:
+    """Card rules the table path takes: sets without a maximum, aces low or high or low."""
+    face = draw(st.booleans())
+    return MeldRules(
+        ace_mode=draw(st.sampled_from(["low", "high_or_low"])), max_set_size=0,
+        wild_rank=draw(st.integers(0, 13)), all_wild_melds=draw(st.booleans()),
+        ace_points=draw(st.sampled_from([1, 15])), jack_points=11 if face else 10,
+        queen_points=12 if face else 10, king_points=13 if face else 10,
+        joker_points=draw(st.sampled_from([20, 0, 5])))
+
+
+@st.composite
+def table_case(draw: st.DrawFn, max_size: int) -> tuple[MeldRules, list[Card]]:
+    rules = draw(table_rules())
+    deck = draw(small_deck(rules, max_decks=2))
+    return rules, draw(some_cards(deck, max_size))
+
+
+def table_path_takes(hand: Sequence[Card], rules: MeldRules) -> bool:
+    """At most three wild cards and no face three times: the table path's hands."""
+    wilds = sum(1 for c in hand if rules.is_wild(c))
+    faces = [c.face for c in hand if not rules.is_wild(c)]
+    return wilds <= 3 and all(faces.count(f) <= 2 for f in faces)
+
+
+@settings(max_examples=400, deadline=None)
+@given(table_case(max_size=9))
+def test_table_path_matches_brute_force(case: tuple[MeldRules, list[Card]]) -> None:
+    """The per-suit run tables with set choices (wild cards, two decks) are exact."""
+    rules, hand = case
+    assume(table_path_takes(hand, rules))
+    value = solver._context(rules).table_deadwood(hand)
+    assert value is not None
+    assert value == brute_deadwood(hand, rules)
+
+
+@settings(max_examples=300, deadline=None)
+@given(table_case(max_size=13))
+def test_table_path_matches_the_general_search(case: tuple[MeldRules, list[Card]]) -> None:
+    """Up to 13 cards (Three Thirteen's hands), against the general path's own search."""
+    rules, hand = case
+    assume(table_path_takes(hand, rules))
+    ctx = solver._context(rules)
+    n, pm, wilds, jokers, dead = ctx.classify(hand)
+    rec = ctx.recursion(len(wilds), len(jokers))
+    general = sum(rules.points(c) for c in dead) + rec(n, pm, len(wilds) + len(jokers), 0)
+    assert ctx.table_deadwood(hand) == general
+
+
+@settings(max_examples=300, deadline=None)
+@given(table_case(max_size=10), st.sampled_from([0, 0, 0, 1, 5, 9, 15]))
+def test_table_discards_match_brute_force(case: tuple[MeldRules, list[Card]],
+                                          limit: int) -> None:
+    rules, hand = case
+    assume(table_path_takes(hand, rules))
+    want = [c for i, c in enumerate(hand)
+            if brute_deadwood(hand[:i] + hand[i + 1:], rules) <= limit]
+    assert discards_at_most(hand, rules, limit) == want
+
+
 @settings(max_examples=300, deadline=None)
 @given(rules_and_hand(max_size=9), st.integers(-1, 40))
 def test_deadwood_at_most_matches_brute_force(case: tuple[MeldRules, list[Card]],
