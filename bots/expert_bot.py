@@ -375,6 +375,29 @@ class _Search:
             return playout.score(mine, best_layoffs(w.hands[other], melds, self.rules).points)
         return own
 
+    def paired_worlds(self, n: int, values: Callable[[World], list[float]],
+                      clear: Callable[[list[float], list[list[float]], int], bool]
+                      ) -> tuple[list[float], list[list[float]], int]:
+        """Judge ``n`` candidates on common worlds while the budget lasts (at most
+        ``max_worlds``; stopped early once ``clear(totals, squares, played)`` says so,
+        after ``min_worlds``): each candidate's total value, the sums of the squared
+        paired differences (``squares[i][j]``, i < j) and the number of worlds."""
+        p = self.params
+        totals = [0.0] * n
+        squares = [[0.0] * n for _ in range(n)]
+        played = 0
+        while played < p.max_worlds and self.time_left():
+            got = values(self.world())
+            for i in range(n):
+                totals[i] += got[i]
+                for j in range(i + 1, n):
+                    d = got[i] - got[j]
+                    squares[i][j] += d * d
+            played += 1
+            if played >= p.min_worlds and clear(totals, squares, played):
+                break
+        return totals, squares, played
+
     def compare(self, cands: Sequence[tuple[SeatAction, Callable[[World], float]]],
                 fallback: SeatAction) -> SeatAction:
         """The candidate of the best mean playout value over common worlds.
@@ -387,22 +410,13 @@ class _Search:
         p = self.params
         n = len(cands)
         home = next(i for i, (a, _) in enumerate(cands) if a == fallback)
-        totals = [0.0] * n
-        squares = [[0.0] * n for _ in range(n)]
-        played = 0
-        while played < p.max_worlds and self.time_left():
-            world = self.world()
-            values = [f(world) for _, f in cands]
-            for i in range(n):
-                totals[i] += values[i]
-                for j in range(i + 1, n):
-                    d = values[i] - values[j]
-                    squares[i][j] += d * d
-            played += 1
-            if played >= p.min_worlds:
-                a, b = sorted(range(n), key=lambda i: -totals[i])[:2]
-                if _paired_z(totals, squares, a, b, played) > p.clear_z:
-                    break
+
+        def clear(totals: list[float], squares: list[list[float]], played: int) -> bool:
+            a, b = sorted(range(n), key=lambda i: -totals[i])[:2]
+            return _paired_z(totals, squares, a, b, played) > p.clear_z
+
+        totals, squares, played = self.paired_worlds(
+            n, lambda world: [f(world) for _, f in cands], clear)
         if not played:
             return fallback
         best = max(range(n), key=lambda i: (totals[i], i == home))
@@ -435,21 +449,10 @@ class _Search:
         cards = [c for _, c in short]
         kept = [_without(self.view.hand, c) for c in cards]
         n = len(cards)
-        totals = [0.0] * n
-        squares = [[0.0] * n for _ in range(n)]  # sums of squared paired differences
-        played = 0
         p = self.params
-        while played < p.max_worlds and self.time_left():
-            world = self.world()
-            values = [self.feed(world, cards[i], kept[i]) for i in range(n)]
-            for i in range(n):
-                totals[i] += values[i]
-                for j in range(i + 1, n):
-                    d = values[i] - values[j]
-                    squares[i][j] += d * d
-            played += 1
-            if played >= p.min_worlds and self.clear_leader(base, totals, squares, played):
-                break
+        totals, squares, played = self.paired_worlds(
+            n, lambda world: [self.feed(world, cards[i], kept[i]) for i in range(n)],
+            lambda totals, squares, played: self.clear_leader(base, totals, squares, played))
         if not played:
             return fallback
         cost = [base[i] + p.feed_weight * totals[i] / played for i in range(n)]
