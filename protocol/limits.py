@@ -79,8 +79,10 @@ MAX_LISTED_TABLES: Final = 1024
 TABLES_PER_PAGE: Final = 64
 """The most tables a server lists in one ``tables`` reply: a page (``more``, ``after``)."""
 MAX_TABLES_LIMIT: Final = 500
-"""The most tables a server may have at once: a ``tables`` reply listing that many, each
-as large as a table can be (8 seats, the longest names), fits in one frame."""
+"""The most tables a host may allow at once (``max_tables``): the most bench/bench_scale.py
+measures playing on one core (about 45 KiB each; docs/server.md, "Scale"). Tables are
+listed in pages of :data:`TABLES_PER_PAGE`, though a ``tables`` reply of this many, each
+as large as a table can be, would still fit in one frame."""
 
 
 def keepalive(idle_seconds: float) -> tuple[float, int]:
