@@ -161,20 +161,8 @@ class GinPlayout:
             if not stock_left:
                 return 0
             drawn, forbidden = stock_left.pop(), None
-        return self.turn_rest(hand, drawn, forbidden, list(theirs), stock_left, sign=1)
-
-    def turn_rest(self, hand: list[Card], drawn: Card, forbidden: Card | None,
-                  other: list[Card], stock: list[Card], *, sign: int) -> int:
-        """The mover holds ``hand`` + ``drawn``: discard or knock, then the game goes on."""
-        full = (*hand, drawn)
-        card, left = self.memo.best_discard(full, forbidden)
-        kept = list(full)
-        kept.remove(card)
-        if left <= self.threshold(len(stock)):
-            return sign * self.showdown(kept, left, other)
-        if len(stock) <= self.dead:
-            return 0
-        return self.play(other, kept, stock, card, sign=-sign)
+        return self.play(hand, list(theirs), stock_left, drawn, sign=1, drawn=drawn,
+                         forbidden=forbidden)
 
     def takes(self, hand: Sequence[Card], top: Card) -> bool:
         """The policy's draw: True to take ``top`` (see the module docstring)."""
@@ -186,16 +174,20 @@ class GinPlayout:
         return best is not None and best < self.memo.dd(hand)
 
     def play(self, mover: list[Card], waiting: list[Card], stock: list[Card],
-             top: Card, sign: int) -> int:
-        """Alternate turns from ``mover``'s draw; ``sign`` is +1 when ``mover`` is the viewer."""
+             top: Card, sign: int, *, drawn: Card | None = None,
+             forbidden: Card | None = None) -> int:
+        """Alternate turns from ``mover``'s draw; ``sign`` is +1 when ``mover`` is the viewer.
+        With ``drawn``, ``mover`` has drawn it already (``forbidden``: the card it may not
+        discard): the first turn goes on from its discard, a turn beyond ``max_turns``."""
         memo = self.memo
-        for _ in range(self.max_turns):
-            if self.takes(mover, top):
-                drawn, forbidden = top, (top if self.forbid else None)
-            else:
-                if not stock:
-                    return 0
-                drawn, forbidden = stock.pop(), None
+        for _ in range(self.max_turns + (drawn is not None)):
+            if drawn is None:
+                if self.takes(mover, top):
+                    drawn, forbidden = top, (top if self.forbid else None)
+                else:
+                    if not stock:
+                        return 0
+                    drawn, forbidden = stock.pop(), None
             full = (*mover, drawn)
             card, left = memo.best_discard(full, forbidden)
             kept = list(full)
@@ -204,5 +196,5 @@ class GinPlayout:
                 return sign * self.showdown(kept, left, waiting)
             if len(stock) <= self.dead:
                 return 0
-            mover, waiting, top, sign = waiting, kept, card, -sign
+            mover, waiting, top, sign, drawn = waiting, kept, card, -sign, None
         return 0
