@@ -430,6 +430,7 @@ def server_command(port: int, data: str = ":memory:", journal: bool = True,
                "--port", str(port), "--no-beacon", "--house-delay", "0", "--hand-pause", "0",
                "--messages-per-second", "10000", "--burst", "10000",
                "--max-connections", str(connections), "--max-per-address", str(connections),
+               "--connect-rate", "100000", "--connect-burst", str(connections),
                "--max-tables", "500",
                "--log-level", "warning", "--tls" if tls else "--no-tls"]
 

@@ -62,7 +62,10 @@ _CONNECTION = _codes(
     ("session_replaced", True, "the same player connected again with its token; this older "
                                "connection is closed"),
     ("server_full", True, "the server has max_connections connections already"),
-    ("too_many_connections", True, "this address has too many connections already"),
+    ("too_many_connections", True, "this address has too many connections already, or "
+                                   "opens them too fast (section 8; over TLS such a "
+                                   "connection is closed before its handshake, without "
+                                   "a word)"),
     ("server_shutdown", True, "the server is shutting down"),
     ("kicked", True, "the server's host closed this connection (admin_kick); the message "
                      "gives the reason; the client may connect again"),

@@ -73,6 +73,11 @@ TURN_SECONDS: Final = 0
 GRACE_SECONDS: Final = 120
 MAX_CONNECTIONS: Final = 1024
 MAX_PER_ADDRESS: Final = 64
+CONNECT_RATE: Final = 20
+"""New connections one address may open a second, on average, after its first
+:data:`CONNECT_BURST`: a client that reconnects must wait between tries."""
+CONNECT_BURST: Final = 64
+"""New connections one address may open at once (as many as it may hold)."""
 MAX_TABLES: Final = 256
 MAX_LISTED_TABLES: Final = 1024
 """The most tables a ``tables`` reply may hold (the schema's bound)."""

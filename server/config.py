@@ -20,6 +20,8 @@ from rummyhall.bots import STRATEGIES
 from rummyhall.protocol import ProofError, Verifier
 from rummyhall.protocol.limits import (
     BURST,
+    CONNECT_BURST,
+    CONNECT_RATE,
     DEFAULT_PORT,
     GRACE_SECONDS,
     HANDSHAKE_SECONDS,
@@ -86,6 +88,11 @@ class Settings:
     tls_key: str = _s("", "the private key (PEM, unencrypted) of tls_cert")
     max_connections: int = _s(MAX_CONNECTIONS, "connections held at once", low=1, high=100_000)
     max_per_address: int = _s(MAX_PER_ADDRESS, "connections from one address", low=1, high=100_000)
+    connect_rate: float = _s(float(CONNECT_RATE), "new connections one address may open a "
+                                                  "second, on average, past connect_burst",
+                             low=0.1, high=100_000)
+    connect_burst: int = _s(CONNECT_BURST, "new connections one address may open at once",
+                            low=1, high=100_000)
     max_tables: int = _s(MAX_TABLES, "tables at once", low=1,
                          high=MAX_TABLES_LIMIT)
     max_frame: int = _s(MAX_FRAME, "largest frame a client may send (bytes)",

@@ -20,6 +20,7 @@ from rummyhall.protocol import Hello
 
 from .access import AttemptLimiter, HallPassword
 from .admin import Admin
+from .arrivals import ArrivalLimiter, RefusalSlots
 from .beacon import run_beacon
 from .config import Settings
 from .flusher import Flusher
@@ -58,6 +59,10 @@ class Hall:
         #: The certificate TLS is served with (None: plain TCP), loaded by :meth:`serve`.
         self.tls: ServerTLS | None = None
         self.refused: Counter[str] = Counter()  # connections refused at once, by code
+        self.closed_at_once = 0  # refused ones closed without a word (see _refuse)
+        #: New connections per address (their rate), and the refusals under way.
+        self.arrivals = ArrivalLimiter(settings.connect_rate, settings.connect_burst)
+        self.refusing = RefusalSlots()
         self.closed: Counter[str] = Counter()  # sessions the server closed, by code
         self.port: int | None = None
         self.closing = False
@@ -245,33 +250,29 @@ class Hall:
         except OSError:
             await raw.aclose()
             return
+        if not self.arrivals.admit(address, trio.current_time()):
+            await self._refuse(raw, address, local_address, fatal(
+                "too_many_connections", f"{address} opened connections faster than "
+                                        f"{s.connect_rate:g} a second"), handshake=False)
+            return
         refusal = self._refusal(address)
-        counted = opening = refusal is None
-        if counted:  # counted from here: a TLS handshake holds a connection too
-            self._per_address[address] += 1
-            self._opening += 1
+        if refusal is not None:
+            await self._refuse(raw, address, local_address, refusal)
+            return
+        self._per_address[address] += 1  # counted from here: a TLS handshake holds one too
+        self._opening += 1
+        opening = True
         try:
             stream: trio.SocketStream | trio.SSLStream[LingeringTransport] = raw
             if self.tls is not None:
-                # a refused client gets its refusal over TLS, but only a second to get there
-                try:
-                    opened = await self._open_tls(raw, address,
-                                                  1.0 if refusal else s.handshake_seconds)
-                except Exception:  # a bug in one handshake must not take the server down
-                    log.exception("%s: opening TLS failed", address)
-                    opened = None
+                opened = await self._open_tls_safely(raw, address, s.handshake_seconds)
                 if opened is None:
-                    await trio.aclose_forcefully(raw)  # (closed already: no matter)
                     return
                 stream = opened
-                if refusal is None and self.closing:  # it began to shut down meanwhile
-                    refusal = fatal("server_shutdown", "the server is shutting down")
             session = ServerSession(self, stream, address, local_address)
-            if refusal is not None:
-                with trio.move_on_after(1):
-                    await session._send_now(refusal)
-                self.refused[refusal.code] += 1
-                await session.close_politely()  # (the refusal is read, not lost to a reset)
+            if self.closing:  # it began to shut down during the handshake
+                await self._send_refusal(session, fatal("server_shutdown",
+                                                        "the server is shutting down"))
                 return
             self.sessions.add(session)
             self._opening -= 1
@@ -285,10 +286,50 @@ class Hall:
         finally:
             if opening:
                 self._opening -= 1
-            if counted:
-                self._per_address[address] -= 1
-                if not self._per_address[address]:
-                    del self._per_address[address]
+            self._per_address[address] -= 1
+            if not self._per_address[address]:
+                del self._per_address[address]
+
+    async def _refuse(self, raw: trio.SocketStream, address: str, local_address: str,
+                      refusal: ErrorMessage, *, handshake: bool = True) -> None:
+        """Refuse a new connection: the error is written (over TLS once the handshake is
+        done, within a second, unless ``handshake`` is False: the handshake is the work a
+        refusal by rate saves), then the connection lingers so that the client reads it.
+        Only :data:`~.arrivals.REFUSAL_SLOTS` refusals are under way at once: past them,
+        and for a TLS refusal without handshake, the connection is closed at once."""
+        self.refused[refusal.code] += 1
+        if (self.tls is not None and not handshake) or not self.refusing.take():
+            self.closed_at_once += 1
+            await trio.aclose_forcefully(raw)
+            return
+        try:
+            stream: trio.SocketStream | trio.SSLStream[LingeringTransport] = raw
+            if self.tls is not None:
+                opened = await self._open_tls_safely(raw, address, 1.0)
+                if opened is None:
+                    return
+                stream = opened
+            await self._send_refusal(ServerSession(self, stream, address, local_address),
+                                     refusal)
+        finally:
+            self.refusing.give_back()
+
+    async def _send_refusal(self, session: ServerSession, refusal: ErrorMessage) -> None:
+        with trio.move_on_after(1):
+            await session._send_now(refusal)
+        await session.close_politely()  # (the refusal is read, not lost to a reset)
+
+    async def _open_tls_safely(self, raw: trio.SocketStream, address: str, seconds: float
+                               ) -> trio.SSLStream[LingeringTransport] | None:
+        """:meth:`_open_tls`, the connection closed when it gives None or fails."""
+        try:
+            opened = await self._open_tls(raw, address, seconds)
+        except Exception:  # a bug in one handshake must not take the server down
+            log.exception("%s: opening TLS failed", address)
+            opened = None
+        if opened is None:
+            await trio.aclose_forcefully(raw)  # (closed already: no matter)
+        return opened
 
     def _refusal(self, address: str) -> ErrorMessage | None:
         """The error that refuses a new connection from ``address`` at once, or None."""

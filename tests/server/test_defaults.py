@@ -29,6 +29,8 @@ OWNED = {
     "beacon_port": L.DEFAULT_PORT,
     "max_connections": L.MAX_CONNECTIONS,
     "max_per_address": L.MAX_PER_ADDRESS,
+    "connect_rate": L.CONNECT_RATE,
+    "connect_burst": L.CONNECT_BURST,
     "max_tables": L.MAX_TABLES,
     "max_frame": L.MAX_FRAME,
     "messages_per_second": L.MESSAGES_PER_SECOND,

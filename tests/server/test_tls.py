@@ -35,6 +35,7 @@ from rummyhall.client.trust import KnownServersError, server_key
 from rummyhall.protocol import Error
 from rummyhall.protocol.beacon import Beacon, decode_beacon, encode_beacon
 from rummyhall.server import Hall, Settings
+from rummyhall.server.arrivals import ArrivalLimiter
 from rummyhall.server.tls import (
     CERT_FILE,
     KEY_FILE,
@@ -221,6 +222,25 @@ async def test_a_broken_handshake_costs_its_connection_only(hall: Hall,
                             tls=ServerTrust(known=known)) as ada:
         await ada.ping()
     assert hall.refused["tls_handshake"] == 1
+
+
+async def test_a_reconnect_loop_past_the_rate_costs_no_handshake(
+        hall: Hall, known: KnownServers, mock_clock: trio.testing.MockClock) -> None:
+    """Over TLS a connection past ``connect_rate`` is closed before its handshake (the
+    work the limit saves), without a word; the client inside the rate was served."""
+    assert hall.port
+    hall.arrivals = ArrivalLimiter(rate=1, burst=1)  # (the clock stands still: 1 in all)
+    async with open_session("127.0.0.1", hall.port, name="ada",
+                            tls=ServerTrust(known=known)) as ada:
+        await ada.ping()
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        looping = trio.SSLStream(await trio.open_tcp_stream("127.0.0.1", hall.port), context)
+        with pytest.raises(trio.BrokenResourceError):
+            await looping.do_handshake()
+        await trio.aclose_forcefully(looping)
+        assert (hall.refused["too_many_connections"], hall.closed_at_once) == (1, 1)
+        await ada.ping()  # its connection is untouched
 
 
 async def test_a_silent_client_on_a_tls_port_times_out_like_on_a_plain_one(
