@@ -13,18 +13,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import trio
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client.console import ConsoleHandle, ConsoleOptions, run_console
 from rummyhall.client.console.snapshot import FixedSizeOutput, draw
-from rummyhall.server import Hall, Settings
+from rummyhall.server import Settings
+from rummyhall.server.in_thread import serving_in_a_thread
 
 COLUMNS, ROWS = 80, 24
 OUT = Path(__file__).resolve().parents[1] / "docs" / "screens"
@@ -41,39 +40,6 @@ def show_in_readme(text: str) -> None:
     README.write_text(readme[:start + len(MARK_START)] + "\n```\n" + text + "```\n"
                       + readme[end:], encoding="utf-8")
     print(README)
-
-
-def serve_in_a_thread(data: Path) -> tuple[int, Callable[[], None]]:
-    """A server on 127.0.0.1 in a thread of its own: its port, and how to stop it."""
-    started = threading.Event()
-    box: dict[str, object] = {}
-
-    async def main() -> None:
-        # (a long pause after a hand: the scores stay on the screen to be captured)
-        settings = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0,
-                            hand_pause=60.0, seed=2024, log_level="warning", data=str(data),
-                            name="Rummy Hall")
-        hall = Hall(settings)
-        async with trio.open_nursery() as nursery:
-            box["port"] = await nursery.start(hall.serve)
-            box["token"] = trio.lowlevel.current_trio_token()
-            box["cancel"] = nursery.cancel_scope.cancel
-            started.set()
-
-    thread = threading.Thread(target=trio.run, args=(main,), daemon=True)
-    thread.start()
-    if not started.wait(WAIT):
-        raise SystemExit("the server did not start")
-
-    def stop() -> None:
-        token, cancel = box["token"], box["cancel"]
-        assert isinstance(token, trio.lowlevel.TrioToken) and callable(cancel)
-        trio.from_thread.run_sync(cancel, trio_token=token)
-        thread.join(WAIT)
-
-    port = box["port"]
-    assert isinstance(port, int)
-    return port, stop
 
 
 class Capture:
@@ -162,8 +128,11 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        port, stop = serve_in_a_thread(Path(tmp) / "hall.sqlite3")
-        try:
+        # (a long pause after a hand: the scores stay on the screen to be captured)
+        settings = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0,
+                            hand_pause=60.0, seed=2024, log_level="warning",
+                            data=str(Path(tmp) / "hall.sqlite3"), name="Rummy Hall")
+        with serving_in_a_thread(settings, seconds=WAIT) as port:
             options = ConsoleOptions("127.0.0.1", port, "ada", color=False)
             with create_pipe_input() as pipe:
                 async def drive(handle: ConsoleHandle) -> None:
@@ -171,8 +140,6 @@ def main() -> None:
 
                 asyncio.run(run_console(options, input=pipe,
                                         output=FixedSizeOutput(COLUMNS, ROWS), driver=drive))
-        finally:
-            stop()
 
 
 if __name__ == "__main__":
