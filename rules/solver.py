@@ -26,7 +26,17 @@ of its rank it can, and "no set" is tried only if the uncontested cards cannot m
 one. That leaves one to a few choices per rank, each scored with four lookups.
 Discards reuse the choices: removing a card changes one suit pattern (one lookup per
 choice); a card of a set rank costs, if its rank is uncontested, only the set's
-shrinking, otherwise one fresh solve of the hand without it.
+shrinking, otherwise one fresh solve of the hand without it. The hand's own scan is
+``bytes`` of its codes (which refuses any number beyond 255, leaving those to a checked
+scan) and one sum over a list by code; a wild card or a code that is no card adds no
+bit, so a hand whose bits do not number its cards leaves the fast path. With no
+contested rank, the sets' points are two lookups by rank pattern. :func:`best_discard`
+needs only the best discard: a third table gives, for every suit pattern, the key of its
+best card to drop (deadwood change, points, display order in one number), so a hand
+whose suits stand alone is four lookups and a minimum; with contested ranks, four
+lookups per set choice, and a fresh solve only for a contested rank's card whose
+points could beat the best key found (a discard lowers the deadwood by its points at
+most).
 
 *General path* (wild cards, or identical cards from several decks). The naturals
 become a multiset (5-bit count per face) and the wild cards two counts: wild-rank
@@ -87,9 +97,11 @@ Caches. Equal :class:`MeldRules` share one context (at most ``_MAX_CONTEXTS`` = 
 all are dropped when a 17th arrives) holding the general path's memo and candidate
 tables. The fast path's tables are shared by the rules with the same ace mode and card
 values: one run-mask table per ace mode (three at most) and at most 16 value tables,
-about 0.3 MB each. The general path's tables, all rules together, are cleared once
-they exceed ``_MEMO_LIMIT`` = 200,000 entries (about 30 MB; checked every 16 searches,
-so the overshoot is a few searches' states). Worst case, about 45 MB in all, and the
+about 0.3 MB each, and as many set tables and discard tables (2**14 entries each, the
+discard table built on the first :func:`best_discard`, some 25 ms). The general path's
+tables, all rules together, are cleared once they exceed ``_MEMO_LIMIT`` = 200,000
+entries (about 30 MB; checked every 16 searches, so the overshoot is a few searches'
+states). Worst case, about 45 MB in all, and the
 bounds' suit tables of each context (by pattern: points, partners for up to three wild
 cards, the runs one wild card completes; filled as patterns come, 2**14 entries at
 most each) up to about 5 MB more per context, and the needy bound's tables of runs with
@@ -345,6 +357,67 @@ def _max_table(rank_points: tuple[int, ...]) -> list[int]:
     return table
 
 
+_SET_TABLES: Final[dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[list[int], list[int]]]] = {}
+
+
+def _set_tables(rank_points: tuple[int, ...], take: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """By rank pattern (bit ``rank``): the points its sets meld when each rank is held
+    three times, and the more they meld when four times (``take``: the most cards of one
+    rank sets hold, by how many are held; shared like the value tables)."""
+    key = (rank_points, take)
+    tables = _SET_TABLES.get(key)
+    if tables is None:
+        three, four = [0] * _PATTERNS, [0] * _PATTERNS
+        for r in range(1, 14):  # a pattern's points: its top rank's and its lower bits'
+            bit = 1 << r
+            for p in range(bit, 2 * bit):
+                three[p] = three[p - bit] + rank_points[r] * take[3]
+                four[p] = four[p - bit] + rank_points[r] * (take[4] - take[3])
+        if len(_SET_TABLES) >= _MAX_CONTEXTS:
+            _SET_TABLES.clear()
+        _SET_TABLES[key] = tables = (three, four)
+    return tables
+
+
+# A discard's key (:func:`_drop_table`): its deadwood change from bit _LOSS_AT (plus
+# _LOSS_BASE), then 255 less its points from bit 6, then its face: the least key is
+# the best discard (least deadwood, then dearest, then first in display order).
+_LOSS_AT: Final = 14
+_LOSS_BASE: Final = 1 << 14
+_POINTS_FIELD: Final = 255  # the most points a card may have for these keys
+_NO_DROP: Final = 1 << 30  # the key of an empty suit: above every card's
+_DROP_TABLES: Final[dict[tuple[str, tuple[int, ...]], list[int]]] = {}
+
+
+def _drop_key(loss: int, points: int, face: int) -> int:
+    return (_LOSS_BASE + loss) << _LOSS_AT | (_POINTS_FIELD - points) << 6 | face
+
+
+def _drop_table(mode: AceMode, rank_points: tuple[int, ...]) -> list[int]:
+    """By suit pattern: the key of its best card to discard when the suit stands alone
+    (:func:`_drop_key` of the rank, with the suit's deadwood change as the loss).
+
+    Built on first use (a few tens of milliseconds) and shared like the value tables.
+    Only for card values of 0 to ``_POINTS_FIELD`` points (:meth:`_Context.fast_discard`).
+    """
+    key = (mode, rank_points)
+    table = _DROP_TABLES.get(key)
+    if table is None:
+        dead = _value_tables(mode, rank_points)[1]
+        table = [_NO_DROP] * _PATTERNS
+        for r in range(1, 14):
+            bit = 1 << r
+            tail = (_POINTS_FIELD - rank_points[r]) << 6 | r
+            for p in range(bit, _PATTERNS, 2 * bit):  # the patterns holding r: p + low
+                for q in range(p, p + bit, 2):
+                    table[q] = min(table[q],
+                                   (_LOSS_BASE + dead[q ^ bit] - dead[q]) << _LOSS_AT | tail)
+        if len(_DROP_TABLES) >= _MAX_CONTEXTS:
+            _DROP_TABLES.clear()
+        _DROP_TABLES[key] = table
+    return table
+
+
 _SUIT_RUNS: Final[dict[tuple[bool, tuple[int, ...]], SuitRuns]] = {}
 
 
@@ -465,7 +538,7 @@ class _Context:
             for face in faces:
                 bits[copy * 64 + face] = 1 << face
                 points[copy * 64 + face] = by_face[face]
-        self.bits = bits  # (a loop over it compiles to direct lookups: the compiled build)
+        self.bits = bits  # (the checked scan, :func:`_face_mask`)
         self.bit_of = bits.__getitem__
         self.points_of = points.__getitem__
         # A card's face bit and, from bit _POINTS_AT, its points: one sum scans a hand.
@@ -490,6 +563,22 @@ class _Context:
         self.run_value, self.suit_deadwood = _value_tables(rules.ace_mode,
                                                            tuple(self.rank_points))
         self.run_mask = _mask_table(rules.ace_mode)
+        # The fast path's scan: by card code below 256 (four copies; ``bytes`` takes a
+        # hand's codes and refuses any other number), a natural's face bit, and 0 for a
+        # wild card or a code that is no card. A hand's bits then number its cards only
+        # if they are distinct natural faces.
+        fast_bits = [0 if code & 15 in (JOKER_RANK, wild) or code & 15 > 13
+                     else 1 << (code & 63) for code in range(256)]
+        # By the ranks of a hand's sets (bit ``rank``): the points they meld when each
+        # such rank is held three times, and the more they meld when four times.
+        set_three, set_four = _set_tables(tuple(self.rank_points), tuple(self.set_take))
+        # What :func:`deadwood_points` takes, in one attribute: one lookup.
+        self.fast = (fast_bits.__getitem__, self.suit_deadwood, self.run_mask,
+                     set_three, set_four)
+        # :meth:`fast_discard`'s table (:func:`_drop_table`), on first use; none when a
+        # card is worth more than its keys hold.
+        self.drops: list[int] | None = None
+        self.drops_ok = all(0 <= v <= _POINTS_FIELD for v in self.rank_points[1:14])
         self.near_mask = _Lazy(self._near_mask)
         # By wild cards at hand (0..13), then rank: the ranks a run may share with it;
         # and by wild cards at hand, then suit pattern: its ranks with another in reach
@@ -924,27 +1013,6 @@ class _Context:
                 best, best_used = val, sub
         return saved + best, used | best_used
 
-    def set_deadwood(self, m: int, three: int) -> int:
-        """The least deadwood of mask ``m`` (fast path) whose ranks ``three`` can form sets.
-
-        When no card of those ranks can sit in a run (the usual case), each such rank
-        melds what a set of it holds and the suits keep their own deadwood.
-        """
-        rm, dw = self.run_mask, self.suit_deadwood
-        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48
-        if (rm[a] | rm[b] << 16 | rm[c] << 32 | rm[d] << 48) & m & three * _SPREAD:
-            rv = self.run_value
-            return (dw[a] + dw[b] + dw[c] + dw[d] + rv[a] + rv[b] + rv[c] + rv[d]
-                    - self.fast_best(m)[0])
-        dead = dw[a] + dw[b] + dw[c] + dw[d]
-        rp, take = self.rank_points, self.set_take
-        if not three & (three - 1):  # one rank
-            r = three.bit_length() - 1
-            return dead - rp[r] * take[(m >> r & _SPREAD).bit_count()]
-        for r in _bits(three):
-            dead -= rp[r] * take[(m >> r & _SPREAD).bit_count()]
-        return dead
-
     def fast_saved(self, m: int) -> int:
         """The most points mask ``m`` can meld (no wild card, distinct faces)."""
         rv = self.run_value
@@ -968,6 +1036,97 @@ class _Context:
         if dead - self.dearest(m) > room >> 1:
             return False  # (a natural set aside takes its points off, at most)
         return None
+
+    def fast_discard(self, m: int) -> tuple[int, int]:
+        """The best discard of face mask ``m`` (distinct naturals) in :func:`best_discard`'s
+        order: (its face, the deadwood left); (-1, 0) for no card, or for card values
+        beyond the keys (:func:`_drop_key`).
+
+        With no rank in three suits the suits stand alone: a discard changes one suit's
+        deadwood, and each suit's best card is one lookup (:func:`_drop_table`). When
+        such ranks hold no card a run could take, each melds whole whatever is
+        discarded (:meth:`free_sets`): the suits without them stand alone, and a card of
+        such a rank costs what its set loses. Else :meth:`contested_discard`. The least
+        key of the cards is the best discard.
+        """
+        drops = self.drops
+        if drops is None:
+            if not self.drops_ok:
+                return -1, 0
+            drops = self.drops = _drop_table(self.rules.ace_mode, tuple(self.rank_points))
+        _, dw, rm, set_three, set_four = self.fast
+        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48
+        three = (a & b & (c | d)) | (c & d & (a | b))
+        dead = dw[a] + dw[b] + dw[c] + dw[d]
+        if three:
+            contested = (rm[a] | rm[b] | rm[c] | rm[d]) & three
+            if contested:
+                best = self.contested_discard(m, three, contested, drops)
+                return best & 63, (best >> _LOSS_AT) - _LOSS_BASE
+            dead -= set_three[three] + set_four[a & b & c & d]
+            best = self.set_discard(m, three)
+            a, b, c, d = a & ~three, b & ~three, c & ~three, d & ~three
+            best = min(best, drops[a], drops[b] + 16, drops[c] + 32, drops[d] + 48)
+        else:
+            best = min(drops[a], drops[b] + 16, drops[c] + 32, drops[d] + 48)
+        if best >= _NO_DROP:
+            return -1, 0
+        return best & 63, dead + (best >> _LOSS_AT) - _LOSS_BASE
+
+    def contested_discard(self, m: int, three: int, contested: int, drops: list[int]) -> int:
+        """:meth:`fast_discard` when some of the ranks ``three`` have a card a run could
+        take (``contested``): the least discard key, its loss the deadwood left.
+
+        Each set choice of the contested ranks (:meth:`set_choices`) leaves suits that
+        stand alone: one lookup a suit gives its best card under that choice, exact for
+        the cards of no set rank (as in :meth:`fast_discards`) and a deadwood reached
+        for the others. A card of an uncontested set rank costs what its set loses. A
+        contested rank's card is solved anew, unless the hand's deadwood less its
+        points already loses to the best key found: no discard saves more than itself.
+        """
+        rv, rp, pts = self.run_value, self.rank_points, self.pattern_points
+        a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48
+        total = pts[a] + pts[b] + pts[c] + pts[d]
+        free_saved, free_used = self.free_sets(m, three & ~contested)
+        best = _NO_DROP
+        most = -1  # the most points the hand melds
+        for used, val in self.set_choices(m, contested, self.runs_of(m)):
+            y = m ^ used
+            a, b, c, d = y & _SUIT, y >> 16 & _SUIT, y >> 32 & _SUIT, y >> 48
+            saved = free_saved + val + rv[a] + rv[b] + rv[c] + rv[d]
+            most = max(most, saved)
+            y &= ~free_used  # (cards outside every run: the suits' run values stand)
+            a, b, c, d = y & _SUIT, y >> 16 & _SUIT, y >> 32 & _SUIT, y >> 48
+            best = min(best, (total - saved << _LOSS_AT)
+                       + min(drops[a], drops[b] + 16, drops[c] + 32, drops[d] + 48))
+        dead = total - most
+        best = min(best, self.set_discard(m, three & ~contested) + (dead << _LOSS_AT))
+        for r in _bits(contested):
+            present = m >> r & _SPREAD
+            while present:
+                low = present & -present
+                face = low.bit_length() - 1 + r
+                if _drop_key(dead - rp[r], rp[r], face) < best:
+                    left = total - rp[r] - self.fast_saved(m ^ 1 << face)
+                    best = min(best, _drop_key(left, rp[r], face))
+                present ^= low
+        return best
+
+    def set_discard(self, m: int, three: int) -> int:
+        """The least discard key (:func:`_drop_key`) among the cards of the ranks
+        ``three`` of mask ``m`` when each melds whole: the set's first card in display
+        order, its loss the points the set no longer melds, less its own."""
+        rp, take = self.rank_points, self.set_take
+        best = _NO_DROP
+        while three:
+            low = three & -three
+            r = low.bit_length() - 1
+            present = m >> r & _SPREAD
+            k = present.bit_count()
+            face = (present & -present).bit_length() - 1 + r  # the lowest suit's card
+            best = min(best, _drop_key(rp[r] * (take[k] - take[k - 1] - 1), rp[r], face))
+            three ^= low
+        return best
 
     def fast_discards(self, hand: Sequence[int], m: int, total: int) -> list[int]:
         """Deadwood of ``hand`` without each of its cards, in hand order (fast path).
@@ -1629,28 +1788,50 @@ def deadwood_points(cards: Iterable[int], rules: MeldRules) -> int:
     >>> deadwood_points(parse_cards("4h 5h 6h 7h 7s 7d 8c 9c 10c 3s"), MeldRules())
     3
     """
-    # The fast path inline: bots and the games call this for nearly every decision.
+    # The fast path inline: bots and the games call this for nearly every decision, and
+    # a random hand's answer is a few table lookups, so the call's own steps count.
     last = _REGISTRY.last
     ctx = last[1] if last[0] is rules else _context(rules)
     hand = cards if isinstance(cards, _SEQUENCES) else tuple(cards)
     n = len(hand)
     if n > _MAX_HAND:
         raise ValueError(f"the meld solver takes at most {_MAX_HAND} cards, got {n}")
+    face_bit, dw, rm, set_three, set_four = ctx.fast
+    try:  # (``bytes`` gives small ints, which index a list faster than Cards a dict)
+        m = sum(map(face_bit, bytes(hand)))
+    except (TypeError, ValueError):  # a number beyond 255 or no number: checked below
+        m = 0
+    if m.bit_count() != n:  # identical faces carry, a wild card or a non-card adds none
+        m = _face_mask(ctx, hand)
+        if m < 0:
+            return ctx.general_deadwood(hand)
+    a = m & _SUIT
+    b = m >> 16 & _SUIT
+    c = m >> 32 & _SUIT
+    d = m >> 48
+    three = (a & b & (c | d)) | (c & d & (a | b))  # ranks present in three suits or four
+    if three:
+        if (rm[a] | rm[b] | rm[c] | rm[d]) & three:  # a card of theirs may sit in a run
+            return ctx.mask_deadwood(m)
+        # Else each such rank melds what a set of it holds (:meth:`_Context.free_sets`),
+        # and the suits keep their own deadwood.
+        return dw[a] + dw[b] + dw[c] + dw[d] - set_three[three] - set_four[a & b & c & d]
+    return dw[a] + dw[b] + dw[c] + dw[d]
+
+
+def _face_mask(ctx: _Context, hand: Sequence[int]) -> int:
+    """The face mask of a hand of distinct natural faces, or -1 when it holds a wild card
+    or identical faces; raises :class:`CardError` on a number that is not a card."""
     bits = ctx.bits
-    m = 0  # the face bits: a plain loop is as fast as sum(map(...)) in CPython, and
-    try:  # compiled (rummyhall compile) it runs about 1.4x faster on a 10-card hand
+    m = 0
+    try:
         for card in hand:
             m += bits[card]
     except KeyError as exc:
         raise CardError(f"not a card code: {exc.args[0]!r}") from None
-    if m.bit_count() != n or m & ctx.wild_bits:  # identical faces carry: fewer bits
-        return ctx.general_deadwood(hand)
-    a, b, c, d = m & _SUIT, m >> 16 & _SUIT, m >> 32 & _SUIT, m >> 48
-    three = (a & b & (c | d)) | (c & d & (a | b))  # ranks present in three suits or four
-    if three and ctx.set_sizes:
-        return ctx.set_deadwood(m, three)
-    dw = ctx.suit_deadwood
-    return dw[a] + dw[b] + dw[c] + dw[d]
+    if m.bit_count() != len(hand) or m & ctx.wild_bits:
+        return -1
+    return m
 
 
 def deadwood_at_most(cards: Iterable[int], rules: MeldRules, limit: int) -> bool:
@@ -2025,18 +2206,31 @@ def best_discard(cards: Sequence[int], rules: MeldRules,
     """
     hand = tuple(cards)
     ctx = _context(rules)
+    n = len(hand)
+    try:  # the fast path's scan, as in :func:`deadwood_points`
+        codes = bytes(hand)
+        m = sum(map(ctx.fast[0], codes))
+    except (TypeError, ValueError):
+        m = 0
+    if n <= _MAX_HAND and m.bit_count() == n:  # distinct natural faces
+        face, value = ctx.fast_discard(m)
+        if face >= 0:
+            i = codes.find(face)  # its card, unless a copy of another deck
+            card = hand[i] if i >= 0 else next(c for c in hand if c & 63 == face)
+            if card != forbidden:  # (else the second best is wanted: the general way)
+                return Card(card), value
     values = _discard_list(ctx, hand)
-    points_of = ctx.points_of
-    best: tuple[int, int, int] | None = None
-    choice = 0
-    for card, value in zip(hand, values, strict=True):
-        if card != forbidden:
-            key = (value, -points_of(card), _DISPLAY_ORDER[card])
-            if best is None or key < best:
-                best, choice = key, card
-    if best is None:
+    if forbidden is not None and forbidden in hand:
+        values = [_NO_BOUND if c == forbidden else v for c, v in zip(hand, values, strict=True)]
+    low = min(values, default=_NO_BOUND)
+    if low == _NO_BOUND:
         raise IllegalDiscard("no card can be discarded")
-    return Card(choice), best[0]
+    if values.count(low) == 1:
+        return Card(hand[values.index(low)]), low
+    points_of = ctx.points_of
+    choice = min((c for c, v in zip(hand, values, strict=True) if v == low),
+                 key=lambda c: (-points_of(c), _DISPLAY_ORDER[c]))
+    return Card(choice), low
 
 
 # --- layoffs -------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from rummyhall.rules import solver
-from rummyhall.rules.cards import Card, make_deck, parse_cards
+from rummyhall.rules.cards import Card, make_deck, parse_cards, sort_key
 from rummyhall.rules.errors import CardError, IllegalDiscard, InvalidMeld
 from rummyhall.rules.melds import ACE_MODES, MeldRules, meld_kind
 from rummyhall.rules.solver import (
@@ -458,6 +458,100 @@ def test_gin_hands_match_brute_force(data: st.DataObject) -> None:
     after = discard_deadwoods(hand, rules)
     for i in data.draw(st.lists(st.integers(0, len(hand) - 1), max_size=3, unique=True)):
         assert after[hand[i]] == brute_deadwood(hand[:i] + hand[i + 1:], rules)
+
+
+def brute_discards(hand: Sequence[int], rules: MeldRules) -> list[int]:
+    """The brute force's least deadwood of ``hand`` without each of its cards."""
+    melds = meld_masks(hand, rules)
+    memo = {0: 0}
+
+    def least(mask: int) -> int:
+        if mask not in memo:
+            low = (mask & -mask).bit_length() - 1
+            value = rules.points(hand[low]) + least(mask ^ 1 << low)
+            for meld in melds.get(low, []):
+                if meld & mask == meld:
+                    value = min(value, least(mask ^ meld))
+            memo[mask] = value
+        return memo[mask]
+
+    full = (1 << len(hand)) - 1
+    return [least(full ^ 1 << i) for i in range(len(hand))]
+
+
+@st.composite
+def planted_meld(draw: st.DrawFn) -> list[Card]:
+    """A natural run or set, or a set with a run of its own suit touching one of its
+    cards (a rank whose cards sets and runs compete for)."""
+    kind = draw(st.sampled_from(["run", "set", "cross"]))
+    if kind == "run":
+        suit, length = draw(st.integers(0, 3)), draw(st.integers(3, 5))
+        start = draw(st.integers(1, 14 - length))
+        return [Card.make(r, suit) for r in range(start, start + length)]
+    rank = draw(st.integers(1, 13))
+    suits = draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True))
+    meld = [Card.make(rank, t) for t in suits]
+    if kind == "cross":
+        side = draw(st.sampled_from([r for r in (-3, -2, -1, 1, 2, 3) if 1 <= rank + r <= 13]))
+        step = 1 if side > 0 else -1
+        meld += [Card.make(r, suits[0]) for r in range(rank + step, rank + side + step, step)]
+    return meld
+
+
+@st.composite
+def meld_rich_hand(draw: st.DrawFn, size: int) -> list[Card]:
+    """``size`` cards of distinct faces holding planted melds (:func:`planted_meld`),
+    the rest from the deck; one or two of them maybe a second deck's copy."""
+    free = set(make_deck())
+    hand: list[Card] = []
+    for _ in range(draw(st.integers(1, 3))):
+        meld = draw(planted_meld())
+        if free.issuperset(meld) and len(hand) + len(meld) <= size:
+            hand += meld
+            free -= set(meld)
+    hand += draw(st.lists(st.sampled_from(sorted(free)), min_size=size - len(hand),
+                          max_size=size - len(hand), unique=True))
+    copies = draw(st.lists(st.integers(0, size - 1), max_size=2, unique=True))
+    hand = [Card.make(c.rank, c.suit, 1) if i in copies else c for i, c in enumerate(hand)]
+    return draw(st.permutations(hand))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_best_discard_of_one_deck_matches_brute_force(data: st.DataObject) -> None:
+    """Whole-deck hands of distinct faces (the fast path), often meld-rich: the least
+    deadwood, the best discard by the documented order (least deadwood, then the
+    dearest, then the first in display order), and with that card or another forbidden."""
+    rules = data.draw(meld_rules(wild=False))
+    size = data.draw(st.integers(4, 11))
+    if data.draw(st.booleans()):
+        hand = data.draw(meld_rich_hand(size))
+    else:
+        hand = data.draw(st.lists(st.sampled_from(make_deck()), unique=True,
+                                  min_size=size, max_size=size))
+    assert deadwood_points(hand, rules) == brute_deadwood(hand, rules)
+    after = brute_discards(hand, rules)
+
+    def expected(forbidden: int | None) -> tuple[Card, int]:
+        key, i = min(((after[i], -rules.points(c), sort_key(c)), i)
+                     for i, c in enumerate(hand) if c != forbidden)
+        return hand[i], key[0]
+
+    card, points = best_discard(hand, rules)
+    assert (card, points) == expected(None)
+    assert best_discard(hand, rules, forbidden=card) == expected(card)
+    other = data.draw(st.sampled_from(hand))
+    assert best_discard(hand, rules, forbidden=other) == expected(other)
+
+
+def test_best_discard_of_cards_worth_much() -> None:
+    """Card values beyond the fast path's discard keys (255 points) take the general way."""
+    rules = MeldRules(ace_points=300, king_points=400)
+    hand = list(cards("Ac Ad Ah 2c 3c Ks 9d 5h 6h 7h Qs"))
+    after = brute_discards(hand, rules)
+    i = min(range(len(hand)), key=lambda i: (after[i], -rules.points(hand[i]), sort_key(hand[i])))
+    assert best_discard(hand, rules) == (hand[i], after[i]) == (Card.parse("Ks"), 24)
+    assert best_discard(hand, rules, forbidden=Card.parse("Ks")) == (Card.parse("Qs"), 414)
 
 
 @st.composite
