@@ -1138,28 +1138,20 @@ class _Context:
         base = v0[0] + v1[0] + v2[0] + v3[0]
         if not wilds:
             return base
+        # What the wild cards save: the best split of them among the suits (a suit's
+        # saving grows with its wild cards: the splits below cover every other).
+        ones = (v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
         if wilds == 1:
-            return base - max(v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
-        # What the wild cards save: the best split of them among the suits.
-        gains = [(v[0] - v[1], v[0] - v[2], v[0] - v[3]) for v in (v0, v1, v2, v3)
-                 if v[0] != v[wilds]]
-        if not gains:
-            return base
-        best = max(g[wilds - 1] for g in gains)  # all in one suit
-        n = len(gains)
-        for i in range(n):
-            gi = gains[i]
-            for j in range(n):
-                if j == i:
-                    continue
-                gj = gains[j]
-                if wilds == 2:  # one and one
-                    best = max(best, gi[0] + gj[0])
-                    continue
-                best = max(best, gi[1] + gj[0])  # two and one
-                if i < j:
-                    for k in range(j + 1, n):  # one, one and one
-                        best = max(best, gi[0] + gj[0] + gains[k][0])
+            return base - max(ones)
+        low, second, top = sorted(ones)[1:]
+        if wilds == 2:  # both in one suit, or one and one
+            return base - max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2],
+                              top + second)
+        # All three in one suit, two and one, or one, one and one.
+        best = max(v0[0] - v0[3], v1[0] - v1[3], v2[0] - v2[3], v3[0] - v3[3],
+                   top + second + low)
+        for v, one in zip((v0, v1, v2, v3), ones, strict=True):
+            best = max(best, v[0] - v[2] + (second if one == top else top))
         return base - best
 
     # -- general path ---------------------------------------------------------------
@@ -2024,8 +2016,8 @@ def _discard_bounds(ctx: _Context, hand: tuple[int, ...], limit: int) -> tuple[b
 class _Screen:
     """The tables of :func:`_may_keep`, for one :class:`MeldRules` (its context's)."""
 
-    __slots__ = ("code", "natural_bit", "pattern_max", "pattern_points", "rank_points",
-                 "run_mask", "sets")
+    __slots__ = ("code", "natural_bit", "one_wild", "pattern_max", "pattern_points",
+                 "rank_points", "run_mask", "sets")
 
     def __init__(self, ctx: _Context) -> None:
         wild = ctx.rules.wild_rank
@@ -2040,6 +2032,11 @@ class _Screen:
         self.pattern_max = ctx.pattern_max
         self.rank_points = ctx.rank_points
         self.sets = bool(ctx.set_sizes)
+        # By suit pattern: the most points of its needy naturals (by its own runs) that
+        # one run with one wild card holds, filled as patterns come (2**14 at most).
+        windows, rm, pts = ctx.windows[1], ctx.run_mask, ctx.pattern_points
+        self.one_wild = _Lazy(lambda p: max((pts[p & ~rm[p] & w] for w in windows[p]),
+                                            default=0))
 
 
 _SCREEN_WILDS: Final = 72
@@ -2096,7 +2093,7 @@ def _may_keep(hand: Sequence[int], rules: MeldRules, limit: int, *, spare: bool)
     a, b, c, d = pm & _SUIT, pm >> 16 & _SUIT, pm >> 32 & _SUIT, pm >> 48
     rm = screen.run_mask
     na, nb, nc, nd = a & ~rm[a], b & ~rm[b], c & ~rm[c], d & ~rm[d]
-    two = 0
+    two = three = 0
     if screen.sets:
         two = (a & (b | c | d)) | (b & (c | d)) | (c & d)
         three = (a & b & (c | d)) | (c & d & (a | b))
@@ -2119,18 +2116,40 @@ def _may_keep(hand: Sequence[int], rules: MeldRules, limit: int, *, spare: bool)
     if spare:
         top = screen.pattern_max
         dead -= max(top[na], top[nb], top[nc], top[nd])
-    if wilds:
-        most = max(pa, pb, pc, pd)
-        ranks = (na | nb | nc | nd) & two
-        if ranks:
-            rp = screen.rank_points
-            needy = na | nb << 16 | nc << 32 | nd << 48
-            twice = needy & dup
-            for r in _bits(ranks):
-                most = max(most, rp[r] * ((needy >> r & _SPREAD).bit_count()
+    if not wilds:
+        return dead <= limit
+    return dead - _wild_cover(screen, (a, b, c, d), (na, nb, nc, nd), (pa, pb, pc, pd),
+                              two=two, three=three, dup=dup, wilds=wilds,
+                              want=dead - limit) <= limit
+
+
+def _wild_cover(screen: _Screen, suits: tuple[int, int, int, int],
+                needy: tuple[int, int, int, int], points: tuple[int, int, int, int], *,
+                two: int, three: int, dup: int, wilds: int, want: int) -> int:
+    """At least the needy points ``wilds`` wild cards can meld (:func:`_may_keep`): at
+    most ``wilds`` groups of one suit's or one rank's; with one wild card and a bound
+    that does not reach ``want`` yet, the suits' best one-wild runs instead."""
+    groups = 0  # the most needy points of one rank's set
+    na, nb, nc, nd = needy
+    ranks = (na | nb | nc | nd) & two
+    if ranks:
+        rp = screen.rank_points
+        every = na | nb << 16 | nc << 32 | nd << 48
+        twice = every & dup
+        for r in _bits(ranks):
+            groups = max(groups, rp[r] * ((every >> r & _SPREAD).bit_count()
                                           + (twice >> r & _SPREAD).bit_count()))
-        dead -= wilds * most
-    return dead <= limit
+    most = wilds * max(groups, *points)
+    if wilds > 1 or most < want:
+        return most
+    # One wild card melds one group: a rank's set, or one run of a suit (a window of
+    # its positions with one missing), which holds only part of a suit's needy naturals
+    # (a suit sharing a rank's set, or holding a face twice, counts whole).
+    one = screen.one_wild
+    for s, (p, whole) in enumerate(zip(suits, points, strict=True)):
+        value = whole if p & three or dup >> (16 * s) & _SUIT else one[p]
+        groups = max(groups, value)
+    return groups
 
 
 def best_discard(cards: Sequence[int], rules: MeldRules,

@@ -703,16 +703,17 @@ class ChicagoRummy(Game):
         seat = action.seat
         self.hands[seat].remove(action.card)
         self.discard.append(action.card)
-        deadwood = deadwood_points(self.hands[seat], self.meld_rules)
-        call = self._call(seat, deadwood)
-        assert call is not None
-        return self._showdown(seat, call, action.card)
+        return self._showdown(seat, None, action.card)
 
-    def _showdown(self, seat: int, call: str, card: Card | None) -> list[Event]:
+    def _showdown(self, seat: int, call: str | None, card: Card | None) -> list[Event]:
+        """Show every hand; ``call`` None: a knock's, rummy or knock by the kept count."""
         o = self.options
-        events: list[Event] = [Knocked(seat, call, card)]
         seats = [s for s in range(self.players) if self.active[s]]
         arrangements = {s: best_arrangement(self.hands[s], self.meld_rules) for s in seats}
+        if call is None:  # (the knocker's arrangement keeps the least deadwood: his count)
+            call = self._call(seat, arrangements[seat].points)
+            assert call is not None
+        events: list[Event] = [Knocked(seat, call, card)]
         reveal = _reveal_all(self.players, arrangements)
         if call == "rummy" and o.seven_twos_wins and all(
                 c.rank == 2 for c in self.hands[seat]):

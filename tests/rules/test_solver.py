@@ -703,13 +703,18 @@ def test_the_screen_never_refuses_a_two_deck_hand_within_the_limit(
 
 
 def test_the_screen_settles_hands_far_from_the_limit() -> None:
-    # No natural is in a meld of naturals (28 points); the one wild card melds one
-    # suit's or one rank's at most (10): 18 is certain, 8 after the dearest discard.
+    # No natural is in a meld of naturals (28 points); the one wild card melds one run
+    # at most, 4c 5c (9; not the lone Ks, a suit's dearest): 19 is certain, 9 after the
+    # dearest discard.
     hand = tuple(cards("Ks 9d 4c 5c 2h"))
-    assert not solver._may_keep(hand, CHICAGO, 17, spare=False)
-    assert solver._may_keep(hand, CHICAGO, 18, spare=False)
-    assert not solver._may_keep(hand, CHICAGO, 7, spare=True)
-    assert solver._may_keep(hand, CHICAGO, 8, spare=True)
+    assert not solver._may_keep(hand, CHICAGO, 18, spare=False)
+    assert solver._may_keep(hand, CHICAGO, 19, spare=False)
+    assert not solver._may_keep(hand, CHICAGO, 8, spare=True)
+    assert solver._may_keep(hand, CHICAGO, 9, spare=True)
+    # Two wild cards: each melds one suit's or one rank's needy points at most (10).
+    two = tuple(cards("Ks 9d 4c 5c 2h 2s"))
+    assert not solver._may_keep(two, CHICAGO, 7, spare=False)
+    assert solver._may_keep(two, CHICAGO, 8, spare=False)
     # Identical cards (two decks) are profiled too; a card named twice, or a code that
     # is no card, is left to the solver's own checks (which raise).
     assert not solver._may_keep(tuple(cards("Kh Kh#1 9d 4c")), CHICAGO, 5, spare=True)
