@@ -169,9 +169,20 @@ def make_deck(decks: int = 1, jokers_per_deck: int = 0) -> tuple[Card, ...]:
     return tuple(cards)
 
 
-def sort_key(card: int) -> tuple[int, int, int]:
-    """Display order: suit, then rank, then copy; jokers last."""
+def _sort_key(card: int) -> tuple[int, int, int]:
     c = Card(card)
     if c.is_joker:
         return (4, 0, c.copy)
     return (c.suit, c.rank, c.copy)
+
+
+# The display order of every code, computed once: hands, melds and showdowns are sorted
+# on every turn.
+_SORT_KEYS: Final = tuple(_sort_key(code) for code in range(MAX_COPIES * 64))
+
+
+def sort_key(card: int) -> tuple[int, int, int]:
+    """Display order: suit, then rank, then copy; jokers last."""
+    if 0 <= card < MAX_COPIES * 64:
+        return _SORT_KEYS[card]
+    return _sort_key(card)

@@ -1297,28 +1297,20 @@ class _Context:
         base = v0[0] + v1[0] + v2[0] + v3[0]
         if not wilds:
             return base
+        # What the wild cards save: the best split of them among the suits (a suit's
+        # saving grows with its wild cards: the splits below cover every other).
+        ones = (v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
         if wilds == 1:
-            return base - max(v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
-        # What the wild cards save: the best split of them among the suits.
-        gains = [(v[0] - v[1], v[0] - v[2], v[0] - v[3]) for v in (v0, v1, v2, v3)
-                 if v[0] != v[wilds]]
-        if not gains:
-            return base
-        best = max(g[wilds - 1] for g in gains)  # all in one suit
-        n = len(gains)
-        for i in range(n):
-            gi = gains[i]
-            for j in range(n):
-                if j == i:
-                    continue
-                gj = gains[j]
-                if wilds == 2:  # one and one
-                    best = max(best, gi[0] + gj[0])
-                    continue
-                best = max(best, gi[1] + gj[0])  # two and one
-                if i < j:
-                    for k in range(j + 1, n):  # one, one and one
-                        best = max(best, gi[0] + gj[0] + gains[k][0])
+            return base - max(ones)
+        low, second, top = sorted(ones)[1:]
+        if wilds == 2:  # both in one suit, or one and one
+            return base - max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2],
+                              top + second)
+        # All three in one suit, two and one, or one, one and one.
+        best = max(v0[0] - v0[3], v1[0] - v1[3], v2[0] - v2[3], v3[0] - v3[3],
+                   top + second + low)
+        for v, one in zip((v0, v1, v2, v3), ones, strict=True):
+            best = max(best, v[0] - v[2] + (second if one == top else top))
         return base - best
 
     # -- general path ---------------------------------------------------------------
@@ -1841,8 +1833,10 @@ def deadwood_at_most(cards: Iterable[int], rules: MeldRules, limit: int) -> bool
     no: with wild or identical cards, the cards no meld can hold are counted before
     any search. Raises as :func:`deadwood_points` does.
     """
-    ctx = _context(rules)
     hand = cards if isinstance(cards, _SEQUENCES) else tuple(cards)
+    if not _may_keep(hand, rules, limit, spare=False):
+        return False
+    ctx = _context(rules)
     m, _ = _scan(ctx, hand)
     if _is_fast(ctx, hand, m):
         return deadwood_points(hand, rules) <= limit
@@ -1926,9 +1920,11 @@ def _merge(melds: list[list[Card]], rules: MeldRules) -> list[list[Card]]:
 
 def _arrangement(melds: Iterable[Sequence[int]], deadwood: Iterable[int],
                  rules: MeldRules) -> Arrangement:
+    # (The display numbers order codes as sort_key does: the cards were checked.)
+    order = _DISPLAY_ORDER.__getitem__
     ordered = sorted((order_meld(m, rules) for m in melds),
-                     key=lambda meld: [sort_key(c) for c in meld])
-    dead = tuple(sorted((Card(c) for c in deadwood), key=sort_key))
+                     key=lambda meld: list(map(order, meld)))
+    dead = tuple(sorted(map(Card, deadwood), key=order))
     return Arrangement(tuple(ordered), dead, sum(rules.points(c) for c in dead))
 
 
@@ -1988,6 +1984,8 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
     alike, and jokers). Raises :class:`CardError` on bad or repeated cards.
     """
     hand = tuple(cards)
+    if not _may_keep(hand, rules, limit, spare=True):
+        return []
     ctx = _context(rules)
     m, total = _scan(ctx, hand)
     if _is_fast(ctx, hand, m):
@@ -2194,6 +2192,145 @@ def _discard_bounds(ctx: _Context, hand: tuple[int, ...], limit: int) -> tuple[b
     fewer = (ctx.lonely_points(lonely.fewer, lonely.dup) if wilds < 3 else
              sum(ctx.lonely_list(lonely.fewer, lonely.dup)[(wilds - 1) // 2:]))
     return len(hand) > wilds and bound <= limit, wilds > 0 and fewer <= limit
+
+
+class _Screen:
+    """The tables of :func:`_may_keep`, for one :class:`MeldRules` (its context's)."""
+
+    __slots__ = ("code", "natural_bit", "one_wild", "pattern_max", "pattern_points",
+                 "rank_points", "run_mask", "sets")
+
+    def __init__(self, ctx: _Context) -> None:
+        wild = ctx.rules.wild_rank
+        # A natural's face bit, and 1 << _SCREEN_WILDS for a wild card: one sum gives the
+        # faces (distinct when it has a bit per natural) and the wild cards, which no
+        # carry of 20 face bits (2**66 at most) reaches.
+        self.code = {code: 1 << _SCREEN_WILDS if code & 15 in (JOKER_RANK, wild) else bit
+                     for code, bit in ctx.bits.items()}.__getitem__
+        self.natural_bit = ctx.natural_bit
+        self.run_mask = ctx.run_mask
+        self.pattern_points = ctx.pattern_points
+        self.pattern_max = ctx.pattern_max
+        self.rank_points = ctx.rank_points
+        self.sets = bool(ctx.set_sizes)
+        # By suit pattern: the most points of its needy naturals (by its own runs) that
+        # one run with one wild card holds, filled as patterns come (2**14 at most).
+        windows, rm, pts = ctx.windows[1], ctx.run_mask, ctx.pattern_points
+        self.one_wild = _Lazy(lambda p: max((pts[p & ~rm[p] & w] for w in windows[p]),
+                                            default=0))
+
+
+_SCREEN_WILDS: Final = 72
+_SCREENS: Final[dict[MeldRules, _Screen]] = {}
+_LAST_SCREEN: Final[list[tuple[MeldRules, _Screen]]] = []  # most calls repeat the rules
+
+
+def _screen(rules: MeldRules) -> _Screen:
+    found = _SCREENS.get(rules)
+    if found is None:
+        if len(_SCREENS) >= _MAX_CONTEXTS:
+            _SCREENS.clear()
+        found = _SCREENS[rules] = _Screen(_context(rules))
+    _LAST_SCREEN[:] = [(rules, found)]
+    return found
+
+
+def _may_keep(hand: Sequence[int], rules: MeldRules, limit: int, *, spare: bool) -> bool:
+    """False only when the least deadwood of ``hand`` (with ``spare``: of ``hand``
+    without some card, any) is certainly above ``limit``; True when it may not be.
+
+    The needy bound of :meth:`_Context.needy` and :meth:`_Context.group_most`, in one
+    sum over the hand and a few table lookups: the listing of legal knocks and ways to
+    go out asks it at every turn, and it settles most hands (those far from going out)
+    before any search. A needy natural (no run of three present positions of its suit,
+    no three naturals of its rank) is melded only with a wild card, so at most ``w``
+    melds (``w`` wild cards) hold needy naturals, each of one suit or one rank: the
+    needy points less ``w`` times the most of one suit's or rank's bound the deadwood;
+    a discard takes off at most the dearest needy natural (a wild card discarded
+    leaves one wild card fewer: a higher bound). Hands it cannot profile so (a face
+    held three times or more, a code that is no card, too many cards, a card named
+    twice) get True, and the solver's own checks.
+    """
+    n = len(hand)
+    if n > _MAX_HAND:
+        return True
+    last = _LAST_SCREEN[0] if _LAST_SCREEN else None
+    screen = last[1] if last is not None and last[0] is rules else _screen(rules)
+    try:
+        s = sum(map(screen.code, hand))
+    except KeyError:
+        return True
+    wilds = s >> _SCREEN_WILDS
+    pm = s & _FACES
+    dup = 0
+    if pm.bit_count() != n - wilds:  # a face twice (or more): the sum carried
+        if len(set(hand)) != n:
+            return True
+        m = pm
+        pm = reduce(or_, map(screen.natural_bit, hand), 0)
+        dup = m - pm  # the faces held twice, unless one is held three times
+        if dup.bit_count() != n - wilds - pm.bit_count():
+            return True
+    a, b, c, d = pm & _SUIT, pm >> 16 & _SUIT, pm >> 32 & _SUIT, pm >> 48
+    rm = screen.run_mask
+    na, nb, nc, nd = a & ~rm[a], b & ~rm[b], c & ~rm[c], d & ~rm[d]
+    two = three = 0
+    if screen.sets:
+        two = (a & (b | c | d)) | (b & (c | d)) | (c & d)
+        three = (a & b & (c | d)) | (c & d & (a | b))
+        if dup:
+            da = (dup | dup >> 16 | dup >> 32 | dup >> 48) & _SUIT
+            three |= da & two
+            two |= da
+        if three:
+            na, nb, nc, nd = na & ~three, nb & ~three, nc & ~three, nd & ~three
+    pts = screen.pattern_points
+    pa, pb, pc, pd = pts[na], pts[nb], pts[nc], pts[nd]
+    if dup:
+        pa += pts[na & dup]
+        pb += pts[nb & dup >> 16]
+        pc += pts[nc & dup >> 32]
+        pd += pts[nd & dup >> 48]
+    dead = pa + pb + pc + pd
+    if dead <= limit:
+        return True
+    if spare:
+        top = screen.pattern_max
+        dead -= max(top[na], top[nb], top[nc], top[nd])
+    if not wilds:
+        return dead <= limit
+    return dead - _wild_cover(screen, (a, b, c, d), (na, nb, nc, nd), (pa, pb, pc, pd),
+                              two=two, three=three, dup=dup, wilds=wilds,
+                              want=dead - limit) <= limit
+
+
+def _wild_cover(screen: _Screen, suits: tuple[int, int, int, int],
+                needy: tuple[int, int, int, int], points: tuple[int, int, int, int], *,
+                two: int, three: int, dup: int, wilds: int, want: int) -> int:
+    """At least the needy points ``wilds`` wild cards can meld (:func:`_may_keep`): at
+    most ``wilds`` groups of one suit's or one rank's; with one wild card and a bound
+    that does not reach ``want`` yet, the suits' best one-wild runs instead."""
+    groups = 0  # the most needy points of one rank's set
+    na, nb, nc, nd = needy
+    ranks = (na | nb | nc | nd) & two
+    if ranks:
+        rp = screen.rank_points
+        every = na | nb << 16 | nc << 32 | nd << 48
+        twice = every & dup
+        for r in _bits(ranks):
+            groups = max(groups, rp[r] * ((every >> r & _SPREAD).bit_count()
+                                          + (twice >> r & _SPREAD).bit_count()))
+    most = wilds * max(groups, *points)
+    if wilds > 1 or most < want:
+        return most
+    # One wild card melds one group: a rank's set, or one run of a suit (a window of
+    # its positions with one missing), which holds only part of a suit's needy naturals
+    # (a suit sharing a rank's set, or holding a face twice, counts whole).
+    one = screen.one_wild
+    for s, (p, whole) in enumerate(zip(suits, points, strict=True)):
+        value = whole if p & three or dup >> (16 * s) & _SUIT else one[p]
+        groups = max(groups, value)
+    return groups
 
 
 def best_discard(cards: Sequence[int], rules: MeldRules,

@@ -12,6 +12,9 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from functools import reduce
+from operator import or_
+from typing import Final
 
 from .actions import (
     DeclareRummy,
@@ -22,7 +25,7 @@ from .actions import (
     PassUpcard,
     SeatAction,
 )
-from .cards import Card, make_deck, sort_key
+from .cards import MAX_COPIES, Card, make_deck, sort_key
 from .errors import CannotGoOut, CardError, CardNotHeld, InvalidMeld, OptionError
 from .events import (
     Discarded,
@@ -227,13 +230,17 @@ class BasicRummy(Game):
                 if len(hand) - len(meld) >= 2 or self._turn_can_end(
                         seat, [c for c in hand if c not in meld], [*self._table(), meld], True):
                     actions.append(Meld(seat, meld))
-        owns = self._owns_meld(seat)
-        if self.melds and (owns or not self.options.layoff_requires_own_meld):
-            for i, fits in enumerate(self._layoff_targets()):
-                for card in hand:
-                    if card in fits and (len(hand) >= 3 or self._layoff_can_end(
-                            seat, card, i, owns)):
-                        actions.append(LayOff(seat, (card,), i))
+        if self.melds:
+            owns = self._owns_meld(seat)
+            if owns or not self.options.layoff_requires_own_meld:
+                several = len(hand) >= 3
+                for i, fits in enumerate(self._layoff_targets()):
+                    if fits.isdisjoint(hand):  # (most melds take none of the hand)
+                        continue
+                    for card in hand:
+                        if card in fits and (several or self._layoff_can_end(
+                                seat, card, i, owns)):
+                            actions.append(LayOff(seat, (card,), i))
         actions.extend(self.discard_actions(seat))
         return actions
 
@@ -377,18 +384,18 @@ def _may_meld(hand: Sequence[Card], rules: MeldRules) -> bool:
     Most hands hold no meld: this looks at the hand as one mask of faces instead of
     listing candidates.
     """
-    m = 0
-    for card in hand:
-        m |= 1 << (card & 63)
+    m = reduce(or_, map(_FACE_BITS.__getitem__, hand), 0)
     a, b, c, d = m & 0x3FFE, m >> 16 & 0x3FFE, m >> 32 & 0x3FFE, m >> 48 & 0x3FFE
     if (a & b & (c | d)) | (c & d & (a | b)):
         return True
-    for p in (a, b, c, d):
-        if rules.ace_mode != "low":  # the ace again above the king (and below the two)
-            p |= (p & 2) << 13 | (p >> 13 & 1)
-        if p & p >> 1 & p >> 2:
-            return True
-    return False
+    if rules.ace_mode != "low":  # the ace again above the king (and below the two)
+        a, b, c, d = (p | (p & 2) << 13 | (p >> 13 & 1) for p in (a, b, c, d))
+    return bool(a & a >> 1 & a >> 2 or b & b >> 1 & b >> 2 or c & c >> 1 & c >> 2
+                or d & d >> 1 & d >> 2)
+
+
+# By card code: the bit of its face (a hand of one deck has each face once).
+_FACE_BITS: Final = tuple(1 << (code & 63) for code in range(MAX_COPIES * 64))
 
 
 # ====================================================================== Gin Rummy
@@ -696,16 +703,17 @@ class ChicagoRummy(Game):
         seat = action.seat
         self.hands[seat].remove(action.card)
         self.discard.append(action.card)
-        deadwood = deadwood_points(self.hands[seat], self.meld_rules)
-        call = self._call(seat, deadwood)
-        assert call is not None
-        return self._showdown(seat, call, action.card)
+        return self._showdown(seat, None, action.card)
 
-    def _showdown(self, seat: int, call: str, card: Card | None) -> list[Event]:
+    def _showdown(self, seat: int, call: str | None, card: Card | None) -> list[Event]:
+        """Show every hand; ``call`` None: a knock's, rummy or knock by the kept count."""
         o = self.options
-        events: list[Event] = [Knocked(seat, call, card)]
         seats = [s for s in range(self.players) if self.active[s]]
         arrangements = {s: best_arrangement(self.hands[s], self.meld_rules) for s in seats}
+        if call is None:  # (the knocker's arrangement keeps the least deadwood: his count)
+            call = self._call(seat, arrangements[seat].points)
+            assert call is not None
+        events: list[Event] = [Knocked(seat, call, card)]
         reveal = _reveal_all(self.players, arrangements)
         if call == "rummy" and o.seven_twos_wins and all(
                 c.rank == 2 for c in self.hands[seat]):

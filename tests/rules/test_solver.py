@@ -770,6 +770,55 @@ def test_deadwood_at_most_answers_before_the_search() -> None:
 # --- the bounds the bounded questions take first ----------------------------------------
 
 
+def check_screen(hand: list[Card], rules: MeldRules, limit: int) -> None:
+    """The screen of the knock listing never refuses a hand that keeps within the limit."""
+    if brute_deadwood(hand, rules) <= limit:
+        assert solver._may_keep(tuple(hand), rules, limit, spare=False)
+    if any(brute_deadwood(hand[:i] + hand[i + 1:], rules) <= limit for i in range(len(hand))):
+        assert solver._may_keep(tuple(hand), rules, limit, spare=True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(rules_and_hand(max_size=9), st.integers(-1, 30))
+def test_the_screen_never_refuses_a_hand_within_the_limit(
+        case: tuple[MeldRules, list[Card]], limit: int) -> None:
+    rules, hand = case
+    assume(len(set(hand)) == len(hand))
+    check_screen(hand, rules, limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(table_case(max_size=10), st.sampled_from([0, 0, 1, 5, 9, 15]))
+def test_the_screen_never_refuses_a_two_deck_hand_within_the_limit(
+        case: tuple[MeldRules, list[Card]], limit: int) -> None:
+    # Two decks and up to three wild cards: the hands of Chicago and Three Thirteen.
+    rules, hand = case
+    check_screen(hand, rules, limit)
+
+
+def test_the_screen_settles_hands_far_from_the_limit() -> None:
+    # No natural is in a meld of naturals (28 points); the one wild card melds one run
+    # at most, 4c 5c (9; not the lone Ks, a suit's dearest): 19 is certain, 9 after the
+    # dearest discard.
+    hand = tuple(cards("Ks 9d 4c 5c 2h"))
+    assert not solver._may_keep(hand, CHICAGO, 18, spare=False)
+    assert solver._may_keep(hand, CHICAGO, 19, spare=False)
+    assert not solver._may_keep(hand, CHICAGO, 8, spare=True)
+    assert solver._may_keep(hand, CHICAGO, 9, spare=True)
+    # Two wild cards: each melds one suit's or one rank's needy points at most (10).
+    two = tuple(cards("Ks 9d 4c 5c 2h 2s"))
+    assert not solver._may_keep(two, CHICAGO, 7, spare=False)
+    assert solver._may_keep(two, CHICAGO, 8, spare=False)
+    # Identical cards (two decks) are profiled too; a card named twice, or a code that
+    # is no card, is left to the solver's own checks (which raise).
+    assert not solver._may_keep(tuple(cards("Kh Kh#1 9d 4c")), CHICAGO, 5, spare=True)
+    assert solver._may_keep((5, 5, 6), GIN, 0, spare=False)
+    assert solver._may_keep((5, 14, 6), GIN, 0, spare=False)  # 14: no rank
+    with pytest.raises(CardError):
+        discards_at_most([5, 5, 6], GIN, 0)
+
+
+
 @settings(max_examples=400, deadline=None)
 @given(rules_and_hand(max_size=9), st.integers(-1, 30))
 def test_bounds_never_exceed_the_least_deadwood(case: tuple[MeldRules, list[Card]],
