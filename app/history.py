@@ -17,7 +17,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_data_flag(p)
     p.add_argument("--limit", type=positive_int, default=20, help="how many (20)")
     p.add_argument("--name", help="only games where this name sat")
-    p.add_argument("--all", action="store_true", help="also the games still being played")
+    p.add_argument("--all", action="store_true",
+                   help="also the games still being played, and those abandoned (their "
+                        "table closed or removed before the end)")
     p.set_defaults(func=cmd_history)
 
 
@@ -43,7 +45,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             total = g["totals"][s["seat"]] if g["totals"] else None
             star = "*" if s["seat"] in g["winners"] else ""
             seats.append(f"{star}{s['name']}" + (f" {total}" if total is not None else ""))
-        state = "" if g["state"] == "finished" else " (playing)"
+        state = "" if g["state"] == "finished" else f" ({g['state']})"
         print(f"#{g['id']:<5} {when}  {g['game']:<14} {g['hands_scored']:>2} hands  "
               f"{', '.join(seats)}{state}")
     return 0

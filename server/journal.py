@@ -366,10 +366,17 @@ class Journal:
         """Seats, state or the table's removal: written with the next batch."""
         self._dirty[table.id] = None if removed else table
         if removed:
-            number = self._game_of.pop(table.id, None)
-            if number is not None:
-                self._seating_of.pop(number, None)
+            self._forget_table(table.id)
         self._wake.set()
+
+    def _forget_table(self, table_id: int) -> None:
+        """The table goes: a game it had not finished is abandoned (its row says so,
+        with the time, in the next batch; the history never shows it as being played)."""
+        number = self._game_of.pop(table_id, None)
+        if number is not None and self._seating_of.pop(number, None) is not None:
+            self._batch.statements.append((
+                "UPDATE games SET state = 'abandoned', finished = ? "
+                "WHERE id = ? AND state = 'playing'", (time.time(), number)))
 
     async def before_broadcast(self, table: Table, action: Action) -> None:
         """Commit ``action`` of ``table`` (with the game's record when it starts or ends)."""
@@ -542,6 +549,13 @@ class Journal:
             except (ValueError, KeyError, TypeError):
                 log.exception("table %s cannot be read; it is dropped", row["id"])
                 self.table_dropped(row["id"])
+        # A game left 'playing' by a table that is gone (removed by a server before this
+        # one abandoned such games) is abandoned now; when is not known.
+        kept = [t.latest.number for t in tables if t.latest is not None]
+        self._batch.statements.append((
+            "UPDATE games SET state = 'abandoned' WHERE state = 'playing' "
+            "AND id NOT IN (SELECT value FROM json_each(?))", (_dumps(kept),)))
+        self._wake.set()
         return RestoredHall(players, tuple(tables))
 
     def _table_record(self, row: Any, restored: Restored) -> TableRecord:
@@ -563,10 +577,9 @@ class Journal:
                            json.loads(row["lock"]) if row["lock"] is not None else None)
 
     def table_dropped(self, table_id: int) -> None:
-        """A table of the last run that could not be rebuilt: its row goes."""
-        number = self._game_of.pop(table_id, None)
-        if number is not None:
-            self._seating_of.pop(number, None)
+        """A table of the last run that could not be rebuilt: its row goes (and its
+        unfinished game is abandoned)."""
+        self._forget_table(table_id)
         self._dirty[table_id] = None
         self._wake.set()
 

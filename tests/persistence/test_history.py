@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -193,6 +194,45 @@ async def test_a_restart_restores_waiting_and_playing_tables(tmp_path: Path) -> 
                 while playing not in ada.tables or ada.tables[playing].view is None:
                     await ada.next_update()
             assert ada.tables[playing].view.move_number >= moves  # type: ignore[union-attr]
+
+
+async def test_a_game_whose_table_goes_before_its_end_is_abandoned(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The host closes a table in the middle of its game: the history says the game was
+    abandoned (not that it is still being played), and a restart abandons a game that
+    an older server left 'playing' when its table went."""
+    data = tmp_path / "hall.sqlite3"
+    async with serving(data, house_delay=1.0) as hall:
+        assert hall.port is not None
+        async with open_session(port=hall.port, name="host") as s:
+            table = await s.create_table("gin", 2)
+            await s.add_bot(table, 0, "simple")
+            await s.add_bot(table, 1, "simple")
+            await s.watch(table)
+            await s.start(table)
+            with trio.fail_after(HANG_GUARD):  # (the deal is committed before it shows)
+                while table not in s.tables or s.tables[table].view is None:
+                    await s.next_update()
+            assert hall.lobby.close_table(table, "closing time")
+        hall.stop()  # (a clean stop writes the last batch)
+
+    def state() -> tuple[str, float | None]:
+        with sqlite3.connect(data) as c:
+            row = c.execute("SELECT state, finished FROM games").fetchone()
+        return row[0], row[1]
+
+    got, finished = state()
+    assert got == "abandoned" and finished is not None
+    capsys.readouterr()
+    assert main(["history", "--data", str(data)]) == 0
+    assert capsys.readouterr().out.strip() == "no games yet"
+    assert main(["history", "--data", str(data), "--all"]) == 0
+    assert "(abandoned)" in capsys.readouterr().out
+    with sqlite3.connect(data) as c:  # as an older server left it
+        c.execute("UPDATE games SET state = 'playing', finished = NULL")
+    async with serving(data) as hall:
+        hall.stop()
+    assert state() == ("abandoned", None)
 
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
