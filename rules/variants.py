@@ -41,7 +41,15 @@ from .events import (
     WentOut,
 )
 from .game import Game, Phase, TableMeld
-from .melds import MeldKind, MeldRules, can_lay_off, layoff_cards, meld_kind, order_meld
+from .melds import (
+    MeldKind,
+    MeldRules,
+    can_lay_off,
+    layoff_cards,
+    meld_kind,
+    order_meld,
+    shared_rules,
+)
 from .options import (
     OPTION_CLASSES,
     BasicOptions,
@@ -115,7 +123,7 @@ class BasicRummy(Game):
 
     def hand_meld_rules(self) -> MeldRules:
         o = self.options
-        return MeldRules(ace_mode=o.ace_mode, max_set_size=4,
+        return shared_rules(ace_mode=o.ace_mode, max_set_size=4,
                          ace_points=1 if o.ace_mode == "low" else o.ace_high_points)
 
     def on_deal(self) -> None:
@@ -620,7 +628,7 @@ class ChicagoRummy(Game):
         return 7
 
     def hand_meld_rules(self) -> MeldRules:
-        return MeldRules(max_set_size=0, wild_rank=2)
+        return shared_rules(max_set_size=0, wild_rank=2)
 
     def knock_limit(self, score: int) -> int:
         """The knock limit (docs/rules.md 4): max(0, min(base limit, elimination score - score))."""
@@ -810,7 +818,7 @@ class ThreeThirteen(Game):
         high = o.ace_mode == "high_or_low"
         faces = (11, 12, 13) if o.face_points == "eleven_twelve_thirteen" else (10, 10, 10)
         wild = self.round + 2 if self.round <= 11 else 1  # round 12 and bonus rounds: aces
-        return MeldRules(ace_mode=o.ace_mode, max_set_size=0, wild_rank=wild,
+        return shared_rules(ace_mode=o.ace_mode, max_set_size=0, wild_rank=wild,
                          all_wild_melds=o.all_wild_sets,
                          ace_points=o.ace_high_points if high else 1,
                          jack_points=faces[0], queen_points=faces[1], king_points=faces[2],
