@@ -65,10 +65,12 @@ mode and card values, filled as suit patterns come) gives each suit's least dead
 for 0 to 3 wild cards; the wild cards left are shared among the suits at their best.
 With one meld or more every wild card finds a place (13 cards at most), so the naturals'
 deadwood is the hand's. :func:`discards_at_most` solves the whole hand once: a card
-worth less than its deadwood less the limit cannot be the discard, and only the few
-discards left are solved, the whole hand's best set choice less the discard settling
-most of them (the needy bounds below come first when the limit is 0 and on hands of ten
-cards or more, where they answer sooner). Hands the table path does not take go to the general path.
+worth less than its deadwood less the limit cannot be the discard, and the few discards
+left are settled from the whole hand's set choices less the discard, which are exact for
+a natural's (a wild card's kept hand, and a natural whose rank held exactly three
+uncontested naturals, are solved alone). The needy bounds below come first on hands of
+ten cards or more when the limit is above 0, where they answer sooner. Hands the table
+path does not take go to the general path.
 
 *Bounded questions* ("at most ``limit``?", the knocks and going out a game lists at every
 turn, :func:`deadwood_at_most` and :func:`discards_at_most`) first take a lower bound,
@@ -170,9 +172,10 @@ _MAX_HAND: Final = 20  # cards per call; the games hold 14 at most (5-bit counts
 _ONE_MELD: Final = 5  # the most cards that cannot hold two melds
 _TABLE_CARDS: Final = 13  # the table path is exact up to this many cards
 _NO_BOUND: Final = 1 << 30
-# The needy bounds come before the table path on hands longer than this (for a limit
-# above 0, and for 0): they answer those sooner.
-_BOUNDS_FIRST: Final = (9, 0)
+# The needy bounds come before the table path on hands longer than this, for a limit
+# above 0: they answer those sooner. For 0 the table path answers sooner on every hand
+# (it settles each natural's discard from the whole hand's set choices).
+_BOUNDS_FIRST: Final = 9
 _KEPT_WILDS: Final = 3  # the bounds' suit tables are kept for this many wild cards
 # By rank: the bits of its four faces' counts in the general path's multiset.
 _RANK_FIELDS: Final = tuple(sum(_COUNT << (_FIELD * (t * 16 + r)) for t in range(4))
@@ -2015,7 +2018,7 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
     if limit < 0:
         return []
     if len(hand) <= _TABLE_CARDS + 1 and (found := ctx.table_profile(hand)) is not None:
-        if len(hand) > _BOUNDS_FIRST[not limit]:
+        if limit and len(hand) > _BOUNDS_FIRST:
             naturals_may, wilds_may = _discard_bounds(ctx, hand, limit)
             if not (naturals_may or wilds_may):
                 return []

@@ -614,9 +614,10 @@ class ChicagoRummy(Game):
         self.options = options
         super().__init__(options, players, first_dealer)
         self.seven_twos: int | None = None
-        # By seat: the cards it held after its last draw, and those of them whose discard
-        # kept a least deadwood within its reach (see _may_declare).
-        self._reached: list[tuple[frozenset[Card], frozenset[Card]] | None] = [None] * players
+        # By seat: the cards it held after its last draw, their codes summed (the card
+        # gone since is that sum less the hand's), and those of them whose discard kept a
+        # least deadwood within its reach (see _may_declare).
+        self._reached: list[tuple[frozenset[Card], int, list[Card]] | None] = [None] * players
 
     def deck(self) -> tuple[Card, ...]:
         return make_deck(2)
@@ -656,11 +657,11 @@ class ChicagoRummy(Game):
         reached = self._reached[seat]
         if reached is None:
             return True
-        held, fits = reached
-        hand = frozenset(self.hands[seat])
-        if len(held) != len(hand) + 1 or not hand < held:
+        held, codes, fits = reached
+        hand = self.hands[seat]
+        if len(held) != len(hand) + 1 or not held.issuperset(hand):
             return True
-        return next(iter(held - hand)) in fits
+        return codes - sum(hand) in fits  # (the card gone: a hand names a card once)
 
     def _verify_declare_rummy(self, action: DeclareRummy) -> None:
         if self.options.rummy_timing == "after_discard":
@@ -680,7 +681,7 @@ class ChicagoRummy(Game):
         if reach >= 0:  # a kept count within reach is a knock, or rummy (see _call)
             hand = self.hands[seat]
             fits = discards_at_most(hand, self.meld_rules, reach)
-            self._reached[seat] = (frozenset(hand), frozenset(fits))
+            self._reached[seat] = (frozenset(hand), sum(hand), fits)
             taken = self.taken if self.options.forbid_discarding_taken_card else None
             actions.extend(Knock(seat, c) for c in fits if c != taken)
         return actions
