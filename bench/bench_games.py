@@ -28,17 +28,29 @@ child process started with ``RUMMYHALL_COMPILED=off`` plays hands of its own (sa
 ones, taking turns in the same rounds (bench/paths.py), and each game's line gives the
 compiled path's speed over the pure one's; the whole games use this process's path.
 The first line printed says which path is in use.
+
+``--baseline TREE`` (another source tree of the project, a checkout of main say) adds a
+line per game for that tree: its own copy of this file runs as a child process on the
+pure path (``RUMMYHALL_COMPILED=off``, the tree first on ``PYTHONPATH``, laid out as its
+``pyproject.toml`` installs it), taking turns with this process in the same rounds, and
+each line of this tree gives its actions per second over the baseline's.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+import tomllib
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import paths
@@ -121,10 +133,58 @@ def hand_works(rng: random.Random) -> dict[str, Callable[[], int]]:
 
 SPIEL = "OpenSpiel gin_rummy"
 PURE = ", pure"  # the pure path's lines, when this process runs the compiled one
+BASE = ", baseline"  # the baseline tree's lines (--baseline)
+
+
+def tree_path(tree: str, tmp: str) -> str:
+    """A folder of links laid out as ``tree``'s package installs (its pyproject.toml's
+    package-dir): put first on PYTHONPATH, it imports that tree's ``rummyhall``."""
+    root = Path(tree).resolve()
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    links = Path(tmp) / "baseline"
+    for package, folder in sorted(mapping.items()):
+        target = links.joinpath(*package.split("."))
+        target.mkdir(parents=True, exist_ok=True)
+        for entry in (root / folder).iterdir():
+            file = entry.suffix in (".py", ".json") or entry.name == "py.typed"
+            subpackage = entry.is_dir() and (entry / "__init__.py").exists() and \
+                f"{package}.{entry.name}" not in mapping  # (the console)
+            if file or subpackage:
+                (target / entry.name).symlink_to(entry)
+    return str(links)
+
+
+class Baseline:
+    """The baseline tree's copy of this bench, timing its rounds when asked (the
+    protocol of bench/paths.py: one JSON request a line, one answer a line)."""
+
+    def __init__(self, tree: str, tmp: str, argv: Sequence[str]) -> None:
+        script = Path(tree).resolve() / "bench" / "bench_games.py"
+        env = {**os.environ, "PYTHONPATH": tree_path(tree, tmp), "RUMMYHALL_COMPILED": "off"}
+        self.child = subprocess.Popen([sys.executable, str(script), *argv, paths.SERVE_FLAG],
+                                      env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      text=True)
+
+    def run(self, key: str, seconds: float) -> tuple[float, float]:
+        stdin, stdout = self.child.stdin, self.child.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(json.dumps({"key": key, "seconds": seconds}) + "\n")
+        stdin.flush()
+        answer = stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the baseline's process ended (exit {self.child.wait()})")
+        rate, moves = json.loads(answer)
+        return float(rate), float(moves)
+
+    def close(self) -> None:
+        if self.child.stdin is not None:
+            self.child.stdin.close()
+        self.child.wait(timeout=60)
 
 
 def hands(seconds: float, rounds: int, rng: random.Random,
-          pure: paths.PurePath | None) -> None:
+          pure: paths.PurePath | None, base: Baseline | None = None) -> None:
     works = hand_works(rng)
     ours = list(works)
     try:
@@ -137,12 +197,16 @@ def hands(seconds: float, rounds: int, rng: random.Random,
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in works}
     if pure is not None:
         figures.update({name + PURE: [] for name in ours})
+    if base is not None:
+        figures.update({name + BASE: [] for name in ours})
     for _ in range(rounds):
         for name, work in works.items():
             figures[name].append(run_round(work, seconds / rounds))
             if pure is not None and name in ours:
                 rate, moves = pure.run(name, seconds / rounds)
                 figures[name + PURE].append((rate, moves))
+            if base is not None and name in ours:
+                figures[name + BASE].append(base.run(name, seconds / rounds))
     print(f"one hand, uniform random legal actions (this process: the {paths.label()} path)")
     for name, runs in figures.items():
         print(hand_line(name, runs, figures))
@@ -157,7 +221,7 @@ def hand_line(name: str, runs: list[tuple[float, float]],
               figures: dict[str, list[tuple[float, float]]]) -> str:
     """One line of the hand table: the medians, beside Gin (of the same path) or
     OpenSpiel, and the compiled path beside the pure one."""
-    game = name.removesuffix(PURE)
+    game = name.removesuffix(PURE).removesuffix(BASE)
     path = name[len(game):]
     rate = statistics.median(r for r, _ in runs)
     if game == WHOLE_3_13:
@@ -173,6 +237,8 @@ def hand_line(name: str, runs: list[tuple[float, float]],
         line += f"   actions vs Gin {ratio(runs, figures['gin' + path], 1)}"
     if name + PURE in figures:
         line += f"   compiled/pure {ratio(runs, figures[name + PURE], 0)}"
+    if name + BASE in figures:
+        line += f"   actions vs baseline {ratio(runs, figures[name + BASE], 1)}"
     return line
 
 
@@ -199,6 +265,9 @@ def main() -> None:
                         help="CPU seconds per figure (all rounds together)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--hands-only", action="store_true", help="skip the whole games")
+    parser.add_argument("--baseline", default=None, metavar="TREE",
+                        help="another source tree of the project: its hand lines beside "
+                             "this tree's, in the same rounds (pure path)")
     parser.add_argument(paths.SERVE_FLAG, action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     rng = random.Random(7)
@@ -212,7 +281,15 @@ def main() -> None:
         return
     print(paths.note())
     pure = paths.start(__file__, sys.argv[1:])
-    hands(args.seconds, max(1, args.rounds), rng, pure)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = None
+        if args.baseline:
+            argv = ["--seconds", str(args.seconds), "--rounds", str(args.rounds)]
+            base = Baseline(args.baseline, tmp, argv)
+            print(f"(baseline: {args.baseline}, pure path, in a child process)")
+        hands(args.seconds, max(1, args.rounds), rng, pure, base)
+        if base is not None:
+            base.close()
     if pure is not None:
         pure.close()
     if not args.hands_only:

@@ -66,7 +66,7 @@ from .events import (
     Showdown,
     StockRebuilt,
 )
-from .melds import MeldRules
+from .melds import MeldRules, shared_rules
 from .options import GameOptions
 from .solver import discards_at_most
 
@@ -515,7 +515,7 @@ class Game:
 
     def hand_meld_rules(self) -> MeldRules:
         """The card rules of the next (or current) hand."""
-        return MeldRules()
+        return shared_rules()
 
     def hand_knock_limits(self) -> list[int]:
         """Chicago's knock limit per seat for this hand (0 in the other games)."""

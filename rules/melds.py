@@ -14,10 +14,11 @@ round the corner only under ``round_the_corner``). Wild cards fill the other pla
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from .cards import JOKER_RANK, Card, sort_key
 from .errors import InvalidMeld
@@ -87,6 +88,13 @@ class MeldRules:
     def ace_positions(self) -> tuple[int, ...]:
         """The run positions an ace may take."""
         return (1,) if self.ace_mode != "high_or_low" else (1, 14)
+
+
+@functools.lru_cache(maxsize=64)
+def shared_rules(**fields: Any) -> MeldRules:
+    """The :class:`MeldRules` of ``fields``, one object for equal fields (a game asks for
+    its hand's rules at every deal; the solver finds the one it saw last by identity)."""
+    return MeldRules(**fields)
 
 
 def meld_kind(cards: Sequence[int], rules: MeldRules) -> MeldKind | None:

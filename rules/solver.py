@@ -65,10 +65,12 @@ mode and card values, filled as suit patterns come) gives each suit's least dead
 for 0 to 3 wild cards; the wild cards left are shared among the suits at their best.
 With one meld or more every wild card finds a place (13 cards at most), so the naturals'
 deadwood is the hand's. :func:`discards_at_most` solves the whole hand once: a card
-worth less than its deadwood less the limit cannot be the discard, and only the few
-discards left are solved, the whole hand's best set choice less the discard settling
-most of them (the needy bounds below come first when the limit is 0 and on hands of ten
-cards or more, where they answer sooner). Hands the table path does not take go to the general path.
+worth less than its deadwood less the limit cannot be the discard, and the few discards
+left are settled from the whole hand's set choices less the discard, which are exact for
+a natural's (a wild card's kept hand, and a natural whose rank held exactly three
+uncontested naturals, are solved alone). The needy bounds below come first on hands of
+ten cards or more when the limit is above 0, where they answer sooner. Hands the table
+path does not take go to the general path.
 
 *Bounded questions* ("at most ``limit``?", the knocks and going out a game lists at every
 turn, :func:`deadwood_at_most` and :func:`discards_at_most`) first take a lower bound,
@@ -170,9 +172,10 @@ _MAX_HAND: Final = 20  # cards per call; the games hold 14 at most (5-bit counts
 _ONE_MELD: Final = 5  # the most cards that cannot hold two melds
 _TABLE_CARDS: Final = 13  # the table path is exact up to this many cards
 _NO_BOUND: Final = 1 << 30
-# The needy bounds come before the table path on hands longer than this (for a limit
-# above 0, and for 0): they answer those sooner.
-_BOUNDS_FIRST: Final = (9, 0)
+# The needy bounds come before the table path on hands longer than this, for a limit
+# above 0: they answer those sooner. For 0 the table path answers sooner on every hand
+# (it settles each natural's discard from the whole hand's set choices).
+_BOUNDS_FIRST: Final = 9
 _KEPT_WILDS: Final = 3  # the bounds' suit tables are kept for this many wild cards
 # By rank: the bits of its four faces' counts in the general path's multiset.
 _RANK_FIELDS: Final = tuple(sum(_COUNT << (_FIELD * (t * 16 + r)) for t in range(4))
@@ -1236,32 +1239,44 @@ class _Context:
         place (no meld exceeds 13 cards in a hand of 13). Returns the deadwood and the
         best set choice (faces taken, second copies taken, wild cards needed).
         """
-        a, b, c, d = pm & _SUIT, pm >> 16 & _SUIT, pm >> 32 & _SUIT, pm >> 48 & _SUIT
-        da = (dup | dup >> 16 | dup >> 32 | dup >> 48) & _SUIT
-        two = (a & (b | c | d)) | (b & (c | d)) | (c & d)
-        if wilds:
-            ranks = (two | da) & _SUIT
-        else:
-            ranks = ((a & b & (c | d)) | (c & d & (a | b)) | (da & two)) & _SUIT
+        ranks, suits = self.set_ranks(pm, dup, wilds)
         suits_dead = self.suits_dead
         plan = (0, 0, 0)
         if not ranks:
             best = suits_dead(pm, dup, wilds)
         else:
             best = total
-            for rm1, rm2, cost in self.set_plans(pm, dup, wilds, ranks, (a, b, c, d)):
+            for rm1, rm2, cost in self.set_plans(pm, dup, wilds, ranks, suits)[0]:
                 dead = suits_dead(pm & ~rm1, dup & ~rm2, wilds - cost)
                 if dead < best:
                     best, plan = dead, (rm1, rm2, cost)
         if best < total or not wilds:
             return best, plan
+        return total + self.wild_leaf(hand, wilds), plan
+
+    def wild_leaf(self, hand: Sequence[int], wilds: int) -> int:
+        """The deadwood of ``wilds`` wild cards (those of ``hand``) when nothing else
+        is melded: :meth:`leaf`'s all-wild melds and the cheapest rest unmelded."""
         jokers = sum(1 for card in hand if not card & 15)
-        return total + self.leaf(wilds - jokers, jokers, 0, 0)[0], plan
+        return self.leaf(wilds - jokers, jokers, 0, 0)[0]
+
+    @staticmethod
+    def set_ranks(pm: int, dup: int, wilds: int) -> tuple[int, tuple[int, int, int, int]]:
+        """The ranks :meth:`table_best` tries sets of (bit ``rank``), and the four suits'
+        natural patterns."""
+        a, b, c, d = pm & _SUIT, pm >> 16 & _SUIT, pm >> 32 & _SUIT, pm >> 48 & _SUIT
+        da = (dup | dup >> 16 | dup >> 32 | dup >> 48) & _SUIT
+        two = (a & (b | c | d)) | (b & (c | d)) | (c & d)
+        if wilds:
+            return (two | da) & _SUIT, (a, b, c, d)
+        return ((a & b & (c | d)) | (c & d & (a | b)) | (da & two)) & _SUIT, (a, b, c, d)
 
     def set_plans(self, pm: int, dup: int, wilds: int, ranks: int,
-                  suits: tuple[int, int, int, int]) -> list[tuple[int, int, int]]:
+                  suits: tuple[int, int, int, int]) -> tuple[list[tuple[int, int, int]], int]:
         """The set choices worth trying for ``ranks``: (faces taken, faces whose second
-        copy is taken, wild cards needed), "no set at all" first."""
+        copy is taken, wild cards needed), "no set at all" first; and the faces of the
+        ranks whose uncontested naturals are exactly three (their "no set" is not tried,
+        but it may be once one of them is gone: see :func:`_table_discards`)."""
         a, b, c, d = suits
         if wilds:
             near = self.partner_masks[wilds]
@@ -1269,17 +1284,22 @@ class _Context:
         else:
             contested_all = self.runs_of(pm)
         plans = [(0, 0, 0)]
+        fragile = 0
         for r in _bits(ranks):
             present = pm >> r & _SPREAD
-            options = _set_options(r, present, dup >> r & _SPREAD,
-                                   contested_all >> r & present, wilds)
+            twice = dup >> r & _SPREAD
+            contested = contested_all >> r & present
+            free = present & ~contested
+            if free.bit_count() + (free & twice).bit_count() == 3:
+                fragile |= free << r
+            options = _set_options(r, present, twice, contested, wilds)
             if len(options) == 1 and not options[0][2]:
                 o1, o2, _ = options[0]
                 plans = [(p1 | o1, p2 | o2, pc) for p1, p2, pc in plans]
             else:
                 plans = [(p1 | o1, p2 | o2, pc + oc) for p1, p2, pc in plans
                          for o1, o2, oc in options if pc + oc <= wilds]
-        return plans
+        return plans, fragile
 
     def suits_dead(self, m1: int, m2: int, wilds: int) -> int:
         """The least deadwood of four suits' naturals (``m1``, ``m2`` held twice) in
@@ -1998,7 +2018,7 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
     if limit < 0:
         return []
     if len(hand) <= _TABLE_CARDS + 1 and (found := ctx.table_profile(hand)) is not None:
-        if len(hand) > _BOUNDS_FIRST[not limit]:
+        if limit and len(hand) > _BOUNDS_FIRST:
             naturals_may, wilds_may = _discard_bounds(ctx, hand, limit)
             if not (naturals_may or wilds_may):
                 return []
@@ -2050,20 +2070,38 @@ def _set_options(r: int, present: int, twice: int, contested: int,
 
 def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
                     found: tuple[int, int, int, int]) -> list[Card]:
-    """:func:`discards_at_most` by the table path (:meth:`_Context.table_value`).
+    """:func:`discards_at_most` by the table path (:meth:`_Context.table_best`).
 
     One solve of the whole hand bounds every discard: the kept cards' best arrangement
     plus the discard is one of the whole hand's, so a card worth less than the whole
-    hand's deadwood less ``limit`` cannot do. Only the discards left are solved, once
-    per face (the wild-rank cards are all alike, and the jokers).
+    hand's deadwood less ``limit`` cannot do. The discards left are settled once per
+    face (the wild-rank cards are all alike, and the jokers). A natural's by the whole
+    hand's own set choices less that card (:func:`_kept_deadwood`), which are exact; a
+    wild card's by the best choice less one wild card, else a solve of the kept cards.
     """
     pm, dup, wilds, total = found
-    whole, plan = ctx.table_best(hand, pm, dup, wilds, total)  # (a lower bound beyond 13)
+    ranks, suits = ctx.set_ranks(pm, dup, wilds)
+    suits_dead = ctx.suits_dead
+    # table_best's search, its choices kept: (deadwood of the naturals, choice).
+    if ranks:
+        plans, fragile = ctx.set_plans(pm, dup, wilds, ranks, suits)
+        scored = [(suits_dead(pm & ~rm1, dup & ~rm2, wilds - cost), rm1, rm2, cost)
+                  for rm1, rm2, cost in plans]
+        whole, plan = total, (0, 0, 0)
+        for dead, rm1, rm2, cost in scored:
+            if dead < whole:
+                whole, plan = dead, (rm1, rm2, cost)
+    else:
+        fragile = 0
+        whole, plan = suits_dead(pm, dup, wilds), (0, 0, 0)
+        scored = [(whole, 0, 0, 0)]
+    if whole >= total and wilds:  # nothing melded (a lower bound beyond 13 cards)
+        whole = total + ctx.wild_leaf(hand, wilds)
     need = whole - limit
     points = ctx.face_points
     if need > ctx.dearest(pm) and (not wilds or need > _dearest_wild(ctx, hand)):
         return []
-    # The whole hand's best set choice, less the discard, is an arrangement of the kept
+    # The whole hand's best set choice, less a wild card, is an arrangement of the kept
     # cards: when it keeps at most ``limit``, or no more than the bound, it settles them.
     rm1, rm2, cost = plan
     left1, left2 = pm & ~rm1, dup & ~rm2
@@ -2083,20 +2121,77 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
         fits = by_key.get(key)
         if fits is None:
             kept = hand[:i] + hand[i + 1:]  # (13 cards at most: exact)
-            upper = _plan_upper(ctx, left, wilds, cost, face=face,
-                                wild=rank in (JOKER_RANK, wild_rank))
+            wild = rank in (JOKER_RANK, wild_rank)
+            upper = _plan_upper(ctx, left, wilds, cost, face=face, wild=wild)
             if upper <= limit or upper == whole - worth:
                 fits = upper <= limit
-            elif rank in (JOKER_RANK, wild_rank):
+            elif wild:
                 fits = ctx.table_value(kept, pm, dup, wilds - 1, total) <= limit
-            else:  # the natural's face loses one copy
+            else:
                 bit = 1 << face
-                fits = (ctx.table_value(kept, pm, dup ^ bit, wilds, total - worth) if dup & bit
-                        else ctx.table_value(kept, pm ^ bit, dup, wilds, total - worth)) <= limit
+                value = -1 if bit & fragile else _kept_deadwood(
+                    ctx, scored, pm=pm, dup=dup, face=face, wilds=wilds, total=total - worth,
+                    kept=kept, limit=limit)
+                if value < 0:  # the natural's face loses one copy
+                    value = (ctx.table_value(kept, pm, dup ^ bit, wilds, total - worth)
+                             if dup & bit else
+                             ctx.table_value(kept, pm ^ bit, dup, wilds, total - worth))
+                fits = value <= limit
             by_key[key] = fits
         if fits:
             out.append(Card(card))
     return out
+
+
+def _kept_deadwood(ctx: _Context, scored: list[tuple[int, int, int, int]], *, pm: int,
+                   dup: int, face: int, wilds: int, total: int, kept: Sequence[int],
+                   limit: int) -> int:
+    """The least deadwood of the whole hand (naturals ``pm``, ``dup`` held twice) less
+    one natural of ``face`` (``kept``, ``total`` points), from the whole hand's set
+    choices ``scored``, or the first at most ``limit`` found; -1 when no choice applies.
+
+    Each choice less that card is a choice of the kept cards: the card leaves the suits
+    if they hold a copy of its face, else its set (which then needs one wild card more
+    at two naturals, and is no set at one). And the kept cards' best choice is one of
+    them: a natural the kept cards' runs could hold, the whole hand's could too (the
+    suits only lost a card), so the kept cards' choice of each rank is a choice of the
+    whole hand's (its uncontested naturals are among the kept cards'), with the card
+    put back where it was; "no set" of the card's rank is the one choice that may be
+    missing, when its uncontested naturals were exactly three, and the caller solves
+    those hands (:meth:`_Context.set_plans`'s ``fragile``). So the least over the
+    choices is the kept cards' least deadwood (with nothing melded, :meth:`wild_leaf`).
+    """
+    bit = 1 << face
+    rank = face & 15
+    suits_dead = ctx.suits_dead
+    best = _NO_BOUND
+    for _, rm1, rm2, cost in scored:
+        left1, left2 = pm & ~rm1, dup & ~rm2
+        if left2 & bit:
+            left2 ^= bit
+        elif left1 & bit:
+            left1 ^= bit
+        else:  # the card's copies are all in its rank's set: it leaves the set
+            if rm2 & bit:
+                rm2 ^= bit
+            else:
+                rm1 ^= bit
+            k = (rm1 >> rank & _SPREAD).bit_count() + (rm2 >> rank & _SPREAD).bit_count()
+            if k < 2:
+                continue  # (the choice without this set is among the others)
+            if k == 2:
+                cost += 1
+                if cost > wilds:
+                    continue
+        dead = suits_dead(left1, left2, wilds - cost)
+        if dead <= limit and (dead < total or not wilds):
+            return dead  # (something melded, or no wild card: the kept cards' count)
+        best = min(best, dead)
+    if best == _NO_BOUND:
+        return -1
+    if best >= total and wilds:
+        return total + ctx.wild_leaf(kept, wilds)
+    return best
 
 
 def _plan_upper(ctx: _Context, left: tuple[int, int, bool], wilds: int, cost: int, *,

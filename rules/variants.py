@@ -41,7 +41,15 @@ from .events import (
     WentOut,
 )
 from .game import Game, Phase, TableMeld
-from .melds import MeldKind, MeldRules, can_lay_off, layoff_cards, meld_kind, order_meld
+from .melds import (
+    MeldKind,
+    MeldRules,
+    can_lay_off,
+    layoff_cards,
+    meld_kind,
+    order_meld,
+    shared_rules,
+)
 from .options import (
     OPTION_CLASSES,
     BasicOptions,
@@ -115,7 +123,7 @@ class BasicRummy(Game):
 
     def hand_meld_rules(self) -> MeldRules:
         o = self.options
-        return MeldRules(ace_mode=o.ace_mode, max_set_size=4,
+        return shared_rules(ace_mode=o.ace_mode, max_set_size=4,
                          ace_points=1 if o.ace_mode == "low" else o.ace_high_points)
 
     def on_deal(self) -> None:
@@ -606,9 +614,10 @@ class ChicagoRummy(Game):
         self.options = options
         super().__init__(options, players, first_dealer)
         self.seven_twos: int | None = None
-        # By seat: the cards it held after its last draw, and those of them whose discard
-        # kept a least deadwood within its reach (see _may_declare).
-        self._reached: list[tuple[frozenset[Card], frozenset[Card]] | None] = [None] * players
+        # By seat: the cards it held after its last draw, their codes summed (the card
+        # gone since is that sum less the hand's), and those of them whose discard kept a
+        # least deadwood within its reach (see _may_declare).
+        self._reached: list[tuple[frozenset[Card], int, list[Card]] | None] = [None] * players
 
     def deck(self) -> tuple[Card, ...]:
         return make_deck(2)
@@ -620,7 +629,7 @@ class ChicagoRummy(Game):
         return 7
 
     def hand_meld_rules(self) -> MeldRules:
-        return MeldRules(max_set_size=0, wild_rank=2)
+        return shared_rules(max_set_size=0, wild_rank=2)
 
     def knock_limit(self, score: int) -> int:
         """The knock limit (docs/rules.md 4): max(0, min(base limit, elimination score - score))."""
@@ -648,11 +657,11 @@ class ChicagoRummy(Game):
         reached = self._reached[seat]
         if reached is None:
             return True
-        held, fits = reached
-        hand = frozenset(self.hands[seat])
-        if len(held) != len(hand) + 1 or not hand < held:
+        held, codes, fits = reached
+        hand = self.hands[seat]
+        if len(held) != len(hand) + 1 or not held.issuperset(hand):
             return True
-        return next(iter(held - hand)) in fits
+        return codes - sum(hand) in fits  # (the card gone: a hand names a card once)
 
     def _verify_declare_rummy(self, action: DeclareRummy) -> None:
         if self.options.rummy_timing == "after_discard":
@@ -672,7 +681,7 @@ class ChicagoRummy(Game):
         if reach >= 0:  # a kept count within reach is a knock, or rummy (see _call)
             hand = self.hands[seat]
             fits = discards_at_most(hand, self.meld_rules, reach)
-            self._reached[seat] = (frozenset(hand), frozenset(fits))
+            self._reached[seat] = (frozenset(hand), sum(hand), fits)
             taken = self.taken if self.options.forbid_discarding_taken_card else None
             actions.extend(Knock(seat, c) for c in fits if c != taken)
         return actions
@@ -810,7 +819,7 @@ class ThreeThirteen(Game):
         high = o.ace_mode == "high_or_low"
         faces = (11, 12, 13) if o.face_points == "eleven_twelve_thirteen" else (10, 10, 10)
         wild = self.round + 2 if self.round <= 11 else 1  # round 12 and bonus rounds: aces
-        return MeldRules(ace_mode=o.ace_mode, max_set_size=0, wild_rank=wild,
+        return shared_rules(ace_mode=o.ace_mode, max_set_size=0, wild_rank=wild,
                          all_wild_melds=o.all_wild_sets,
                          ace_points=o.ace_high_points if high else 1,
                          jack_points=faces[0], queen_points=faces[1], king_points=faces[2],

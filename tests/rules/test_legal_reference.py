@@ -6,9 +6,12 @@ hand). The reference here asks ``Game.can`` (the full verify path) about every a
 of every kind the seat to move could name: each card discarded, knocked or gone out
 with, each card laid off alone on each table meld, and in Basic Rummy every subset of
 three cards or more of the hand as a meld. The two must hold the same actions, and the
-fast list no action twice. States come from random games under random valid options,
-played by random and simple bots (the simple bot knocks and goes out, so the states
-near the end of a hand are visited too).
+fast list no action twice; every action but the melds in the same order too (draws, pass,
+rummy, then layoffs by meld and card, discards, knocks and going out, each in hand order,
+and Gin's big gin last), so a list a player or bot reads stays the one ``can`` gives.
+States come from random games under random valid options, played by random and simple
+bots (the simple bot knocks and goes out, so the states near the end of a hand are
+visited too).
 """
 
 from __future__ import annotations
@@ -23,8 +26,16 @@ from hypothesis import Phase as Stage
 from rummyhall.bots import RandomBot, SimpleBot
 from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.rules import (
+    DeclareRummy,
+    Discard,
+    DrawDiscard,
+    DrawStock,
     Game,
+    GoOut,
+    Knock,
+    LayOff,
     Meld,
+    PassUpcard,
     SeatAction,
     seat_view,
 )
@@ -51,10 +62,23 @@ def reference_actions(game: Game, seat: int, *, melds: bool) -> set[tuple[object
     return {action_key(a) for a in universe if game.can(a)}
 
 
+def ordered_reference(game: Game, seat: int) -> list[tuple[object, ...]]:
+    """Every action but the melds that ``Game.can`` accepts, in the legal list's order."""
+    hand = game.hands[seat]
+    universe: list[SeatAction] = [DrawStock(seat), DrawDiscard(seat), PassUpcard(seat),
+                                  DeclareRummy(seat)]
+    universe += [LayOff(seat, (card,), i) for i in range(len(game.melds)) for card in hand]
+    for kind in (Discard, Knock, GoOut):
+        universe += [kind(seat, card) for card in hand]
+    universe.append(Knock(seat, None))
+    return [action_key(a) for a in universe if game.can(a)]
+
+
 def check_state(game: Game, seat: int, *, melds: bool) -> None:
     legal = game.legal_actions()
     keys = [action_key(a) for a in legal]
     assert len(set(keys)) == len(keys), "an action is listed twice"
+    assert [k for k in keys if k[0] != "meld"] == ordered_reference(game, seat)
     if not melds:  # (the reference then leaves the melds out)
         keys = [k for k in keys if k[0] != "meld"]
     assert set(keys) == reference_actions(game, seat, melds=melds)

@@ -12,10 +12,11 @@ from rummyhall.rules import (
     layoff_cards,
     make_deck,
     meld_kind,
+    new_game,
     order_meld,
     parse_cards,
 )
-from rummyhall.rules.melds import ACE_MODES
+from rummyhall.rules.melds import ACE_MODES, shared_rules
 
 LOW = MeldRules()
 HIGH = MeldRules(ace_mode="high_or_low")
@@ -148,3 +149,14 @@ def test_layoff_cards_of_an_invalid_meld_is_empty() -> None:
     assert layoff_cards(parse_cards("2c 3c 5c"), parse_cards("4c Ac"), LOW) == []
     assert layoff_cards(parse_cards("8c 8d 8s"), parse_cards("8h 9h 8c#1"), LOW) == \
         list(parse_cards("8h 8c#1"))
+
+
+def test_shared_rules_are_one_object_for_equal_fields() -> None:
+    # Every deal asks for its hand's rules: equal fields give the same object, which the
+    # solver recognises by identity.
+    first = shared_rules(max_set_size=0, wild_rank=2)
+    assert first is shared_rules(max_set_size=0, wild_rank=2)
+    assert first == MeldRules(max_set_size=0, wild_rank=2)
+    assert shared_rules(max_set_size=0, wild_rank=3) != first
+    game = new_game("chicago", players=4)
+    assert game.meld_rules is new_game("chicago", players=2).meld_rules

@@ -723,6 +723,31 @@ def test_table_discards_match_brute_force(case: tuple[MeldRules, list[Card]],
 
 
 @settings(max_examples=300, deadline=None)
+@given(table_case(max_size=14), st.sampled_from([0, 0, 3, 9, 15, 30]))
+def test_table_discards_match_each_kept_hand(case: tuple[MeldRules, list[Card]],
+                                             limit: int) -> None:
+    """Up to 14 cards (a Three Thirteen hand after its draw): the discards settled from
+    the whole hand's set choices against a solve of each kept hand (13 cards at most)."""
+    rules, hand = case
+    assume(table_path_takes(hand, rules))
+    want = [c for i, c in enumerate(hand)
+            if deadwood_points(hand[:i] + hand[i + 1:], rules) <= limit]
+    assert discards_at_most(hand, rules, limit) == want
+
+
+def test_table_discards_try_no_set_of_the_rank_left_two() -> None:
+    # 7h 7h#1 7c: three naturals no run holds, a set at no cost in the whole hand. Less
+    # 7h#1 the two left are better unmelded, the wild card melding the tens and jacks;
+    # the whole hand's choices all set the 7s, so this discard is solved on its own.
+    hand = cards("Td Tc#1 Jd#1 2h#1 7h#1 Jh 7h 7c")
+    kept = [c for c in hand if str(c) != "7h#1"]
+    assert brute_deadwood(kept, CHICAGO) == 34
+    sevens = [str(c) for c in discards_at_most(hand, CHICAGO, 34) if c.rank == 7]
+    assert sevens == ["7h#1", "7h", "7c"]
+    assert not [c for c in discards_at_most(hand, CHICAGO, 33) if c.rank == 7]
+
+
+@settings(max_examples=300, deadline=None)
 @given(rules_and_hand(max_size=9), st.integers(-1, 40))
 def test_deadwood_at_most_matches_brute_force(case: tuple[MeldRules, list[Card]],
                                               limit: int) -> None:
