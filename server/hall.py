@@ -199,6 +199,15 @@ class Hall:
         self.lobby.on_new_table = journal.attach
         self.lobby.on_table_changed = journal.table_changed
         journal.on_failure = self.stop
+        journal.on_unsaved = self._drop_unsaved
+        journal.on_staged = self.flusher.poke
+        self.flusher.journal = journal
+
+    def _drop_unsaved(self) -> None:
+        """A commit failed: what every connection has queued may announce moves that are
+        not in the journal. It is dropped unsent, and those connections are closed."""
+        for session in list(self.sessions):
+            session.drop_unsaved()
 
     def stop(self) -> None:
         """Ask for a clean shutdown: no new connections, every client told, tables stopped."""

@@ -419,6 +419,16 @@ class ServerSession:
         if data:
             self._write_now(data)
 
+    def drop_unsaved(self) -> None:
+        """The journal failed to commit what the queued messages announce: they are
+        dropped unsent, and the connection is closed with ``internal_error``."""
+        outbox = self._outbox
+        if outbox is None or not outbox.discard():
+            return
+        self.close(fatal("internal_error", "the server could not save the game to its data "
+                         "file and stops; the moves it had not told you of are lost (a "
+                         "restart resumes from the last one told)"))
+
     def _lose(self) -> None:
         """Nothing more can be written: the session ends (its reader is stopped)."""
         self._unsent = b""
@@ -480,6 +490,10 @@ class ServerSession:
                     with trio.fail_after(timeout):
                         await trio.lowlevel.wait_writable(self._socket)
                     self._write_now(self._unsent)
+                    continue
+                journal = self.hall.journal
+                if journal is not None and not journal.settle_now():
+                    await journal.settle()  # (nothing is written before its rows commit)
                     continue
                 self._flush()  # what was queued while the socket was full
                 if self._unsent:
@@ -566,9 +580,11 @@ class ServerSession:
 
     def close(self, message: ErrorMessage) -> None:
         """Close this session from outside (shutdown, replaced by a resumed session): the
-        queued messages and ``message`` are still sent."""
-        self._closing = message
-        self.close_code = message.code
+        queued messages and ``message`` are still sent (an ``internal_error`` given first,
+        after a failed commit, is not replaced by the shutdown that follows it)."""
+        if self._closing is None or self._closing.code != "internal_error":
+            self._closing = message
+            self.close_code = message.code
         self._greeting.cancel()
         self._reading.cancel()
 
