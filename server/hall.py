@@ -16,7 +16,7 @@ from pathlib import Path
 import trio
 
 from rummyhall.protocol import Error as ErrorMessage
-from rummyhall.protocol import Hello
+from rummyhall.protocol import Hello, keepalive
 
 from .access import AttemptLimiter, HallPassword
 from .admin import Admin
@@ -240,8 +240,9 @@ class Hall:
         while True:
             await trio.sleep(period)
             now = trio.current_time()
+            idle, _ = keepalive(self.settings.idle_seconds)
             for session in list(self.sessions):
-                session.check_idle(now)
+                session.check_idle(now, idle)
             if now - swept >= min(FORGET_EVERY, self.settings.player_expiry_seconds / 10):
                 # (the same watchdog keeps the registry small)
                 swept = now

@@ -563,16 +563,19 @@ class ServerSession:
         if self._cancel is not None:
             self._cancel.cancel()
 
-    def check_idle(self, now: float) -> None:
-        """Close the session if its client has sent no whole frame for the idle timeout,
-        or has left a frame unfinished for ``frame_seconds`` (the hall's watchdog calls
-        this: one timer for every connection, not one per read)."""
+    def check_idle(self, now: float, idle: float) -> None:
+        """Close the session if its client has sent no whole frame for ``idle`` seconds
+        (the idle timeout: :func:`~rummyhall.protocol.keepalive`), or has left a frame
+        unfinished for ``frame_seconds`` (the hall's watchdog calls this for every
+        connection, a few times a second: one timer for all, not one per read)."""
+        started = self.frame_started
+        if now - self.heard_at < idle and started is None:
+            return  # (the usual case, first: a connection heard recently)
         if self.player is None or self._closing is not None or self._done:
             return
         s = self.hall.settings
-        idle, _ = keepalive(s.idle_seconds)
-        if self.frame_started is not None and now - self.frame_started >= s.frame_seconds:
-            self.close(fatal("frame_timeout", f"a frame begun {now - self.frame_started:.0f} "
+        if started is not None and now - started >= s.frame_seconds:
+            self.close(fatal("frame_timeout", f"a frame begun {now - started:.0f} "
                                               f"s ago has not ended (at most "
                                               f"{s.frame_seconds:g} s)"))
         elif now - self.heard_at >= idle:
