@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -45,7 +46,7 @@ from rummyhall.protocol import (
 from rummyhall.protocol import Error as ErrorMessage
 from rummyhall.server import Hall
 from rummyhall.server.players import Outbox, Prepared
-from rummyhall.server.store import Statement, Store, StoreError
+from rummyhall.server.store import Statement, Store, StoreBusy, StoreError
 
 
 async def _play(session: Session, table: int, done: trio.Event) -> None:
@@ -61,17 +62,42 @@ async def _play(session: Session, table: int, done: trio.Event) -> None:
             await session.next_update()
 
 
+async def _hold_the_lock(data: Path, checked: list[int], busy: list[int]) -> None:
+    """Another program takes the file's write lock once the game is under way, and keeps
+    it until a commit of the server has found it taken."""
+    while len(checked) < 30:
+        await trio.sleep(0.001)
+    other = sqlite3.connect(data, check_same_thread=False, isolation_level=None)
+    try:
+        await trio.to_thread.run_sync(other.execute, "BEGIN IMMEDIATE")
+        while not busy:
+            await trio.sleep(0.001)
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("policy", ["normal", "fsync", "locked"])
 async def test_no_event_is_sent_before_its_action_is_committed(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    hall = Hall(dataclasses.replace(FAST, data=str(tmp_path / "hall.sqlite3")))
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str) -> None:
+    """Under the default policy (the flusher commits what the tables staged), with
+    ``fsync`` (the tables wait for the committer), and while another program holds the
+    file's lock for a while (the commit waits in a worker thread)."""
+    data = tmp_path / "hall.sqlite3"
+    hall = Hall(dataclasses.replace(FAST, data=str(data), fsync=policy == "fsync"))
     committed: Counter[int] = Counter()  # game number -> journal rows committed
     checked: list[int] = []
+    busy: list[int] = []  # commits that found the lock taken
     early: list[str] = []  # (recorded, not raised: the server would take it for a bug)
     write = Store.write
 
     def counting_write(self: Store, statements: Iterable[Statement]) -> None:
         statements = list(statements)
-        write(self, statements)  # (raises, and counts nothing, if the commit fails)
+        try:
+            write(self, statements)  # (raises, and counts nothing, if the commit fails)
+        except StoreBusy:
+            busy.append(1)
+            raise
         for sql, params in statements:
             if sql.startswith("INSERT INTO journal"):
                 committed[params[0]] += 1
@@ -121,9 +147,12 @@ async def test_no_event_is_sent_before_its_action_is_committed(
                 async with trio.open_nursery() as players:
                     players.start_soon(_play, ada, table, done[0])
                     players.start_soon(_play, bob, table, done[1])
+                    if policy == "locked":
+                        players.start_soon(_hold_the_lock, data, checked, busy)
         hall.stop()
     assert not early, early[:5]
     assert len(checked) > 100 and sum(committed.values()) > 50
+    assert bool(busy) == (policy == "locked")
 
 
 class _Raw:
@@ -185,13 +214,16 @@ async def test_a_failed_commit_sends_nothing_of_what_it_did_not_save(
             await bob.send(Join(table=table, seat=1, id=2))
             await bob.until(lambda m: isinstance(m, Ok) and m.id == 2)
             await ada.send(Start(table=table, id=3))
-            turn = await ada.until(lambda m: isinstance(m, YourTurn))
+            first = await ada.until(lambda m: isinstance(m, Turn))
+            await bob.until(lambda m: isinstance(m, Turn))
+            assert isinstance(first, Turn)
+            mover = (ada, bob)[first.seat]  # (the other hears nothing more before it acts)
+            turn = await mover.until(lambda m: isinstance(m, YourTurn))
             assert isinstance(turn, YourTurn)
-            await bob.until(lambda m: isinstance(m, YourTurn | Turn))
             told = [len(ada.got), len(bob.got)]
             monkeypatch.setattr(Store, "write", failing_write)
-            await ada.send(ActionMessage(table=table, move=turn.move, action=turn.legal[0],
-                                         id=4))
+            await mover.send(ActionMessage(table=table, move=turn.move,
+                                           action=turn.legal[0], id=4))
             await ada.until_closed()
             await bob.until_closed()
     for client, before in zip((ada, bob), told, strict=True):
