@@ -183,7 +183,8 @@ def instrument() -> None:
                         ("seat_view", "views"), ("event_to_wire", "views"),
                         ("view_to_wire", "views"), ("_legal_wire", "views")):
         setattr(table, name, timed(stage, getattr(table, name)))
-    asynchronous(journal.Journal, "journal", "before_broadcast", "_commit")
+    asynchronous(journal.Journal, "journal", "before_broadcast", "_commit", "settle")
+    sync(journal.Journal, "journal", "settle_now")
     sync(journal.Journal, "journal", "_table_statements", "table_changed")
     sync(store.Store, "journal", "write")
     sync(players.Prepared, "encode", "__init__")

@@ -20,7 +20,7 @@ from rummyhall.bots import Strategy, knock_with_melds
 from rummyhall.protocol import DEFAULT_PORT
 from rummyhall.rules import GAMES, Event, SeatAction, SeatView
 
-from .session import RequestRefused, ServerClosed, Session, open_session
+from .session import RequestRefused, ServerClosed, Session, Update, open_session
 from .trust import ServerTrust
 
 log = logging.getLogger("rummyhall.bot")
@@ -89,6 +89,11 @@ async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = 
     for _ in range(max_updates):
         state = session.tables.get(table)
         view = state.view if state is not None else None
+        # Every update already queued is heard before the bot decides again: a fast
+        # server's reply brings the ok, the events and the next prompt at once, and the
+        # bot hears each event before its next move (and before the game's end).
+        while (queued := _queued(session)) is not None:
+            _hear(session, table, bot, queued, view)
         if state is not None and view is not None:
             if view.phase != "game_over":
                 over = False
@@ -114,12 +119,25 @@ async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = 
                         log.warning("table %s: %s refused: %s", table, action, exc.message)
                         answered = None  # the fresh your_turn that follows gets an answer
                 continue
-        update = await session.next_update()
-        if update.kind == "connection" and update.payload == "closed":
-            raise session.closed_reason or ServerClosed("the connection is closed")
-        if update.kind == "event" and update.table == table:
-            bot.on_event(table, update.payload, view)
+        _hear(session, table, bot, await session.next_update(), view)
     raise RuntimeError("the bot stopped after too many updates")
+
+
+def _queued(session: Session) -> Update | None:
+    """The next update already received, if any (never waits)."""
+    try:
+        return session.updates().receive_nowait()
+    except trio.WouldBlock:
+        return None
+
+
+def _hear(session: Session, table: int, bot: Bot, update: Update,
+          view: SeatView | None) -> None:
+    """Pass an event of ``table`` to the bot; raise when the connection is closed."""
+    if update.kind == "connection" and update.payload == "closed":
+        raise session.closed_reason or ServerClosed("the connection is closed")
+    if update.kind == "event" and update.table == table:
+        bot.on_event(table, update.payload, view)
 
 
 async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,

@@ -11,20 +11,33 @@ prompts of an action reach each client in one write, the actions of many tables 
 ran in one turn share one wake-up of one task, and no connection needs a task of its
 own to be woken for every message.
 
+Nothing is written before the journal has committed what it announces: a table stages
+its action's rows in the journal and queues its messages at once, and before each round
+of writes the flusher settles the journal (:meth:`~.journal.Journal.settle_now`: one
+transaction for every action staged since the last round). So an action's ``ok`` and
+events reach no client before its row is committed, and the table's task never waits
+for a committer task (a commit that must wait, in a worker thread or for a checkpoint,
+is awaited here, before any write).
+
 A socket that does not take everything at once keeps the rest; its session's writer
 task waits for it to drain (bounded by the send timeout) and takes over that outbox
-until then. Writing a thousand lobby updates is a thousand system calls: the flusher
-lets the tables run every :data:`CHUNK` writes.
+until then (settling the journal the same way before it takes more). Writing a thousand
+lobby updates is a thousand system calls: the flusher lets the tables run every
+:data:`CHUNK` writes, and settles again before the next chunk.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import deque
+from typing import TYPE_CHECKING
 
 import trio
 
 from .players import Outbox
+
+if TYPE_CHECKING:
+    from .journal import Journal
 
 log = logging.getLogger("rummyhall.flusher")
 
@@ -37,6 +50,12 @@ class Flusher:
     def __init__(self) -> None:
         self._ready: list[Outbox] = []
         self._wake = trio.Event()
+        #: Settled before each round of writes (None: no data file, nothing to wait for).
+        self.journal: Journal | None = None
+
+    def poke(self) -> None:
+        """Run a round soon even if nothing is queued (the journal has staged rows)."""
+        self._wake.set()
 
     def schedule(self, outbox: Outbox) -> None:
         """``outbox`` has messages to write: write them in the next round."""
@@ -54,9 +73,13 @@ class Flusher:
         task_status.started()
         backlog: deque[Outbox] = deque()
         while True:
-            if not self._ready and not backlog:
+            journal = self.journal
+            if not self._ready and not backlog and (journal is None or journal.settled):
                 self._wake = trio.Event()
                 await self._wake.wait()
+                continue
+            if journal is not None and not journal.settle_now():
+                await journal.settle()  # (from its return to the writes below, no wait)
             ready, self._ready = self._ready, []
             backlog.extendleft(reversed(ready))
             for _ in range(min(CHUNK, len(backlog))):

@@ -16,7 +16,7 @@ from pathlib import Path
 import trio
 
 from rummyhall.protocol import Error as ErrorMessage
-from rummyhall.protocol import Hello
+from rummyhall.protocol import Hello, keepalive
 
 from .access import AttemptLimiter, HallPassword
 from .admin import Admin
@@ -199,6 +199,15 @@ class Hall:
         self.lobby.on_new_table = journal.attach
         self.lobby.on_table_changed = journal.table_changed
         journal.on_failure = self.stop
+        journal.on_unsaved = self._drop_unsaved
+        journal.on_staged = self.flusher.poke
+        self.flusher.journal = journal
+
+    def _drop_unsaved(self) -> None:
+        """A commit failed: what every connection has queued may announce moves that are
+        not in the journal. It is dropped unsent, and those connections are closed."""
+        for session in list(self.sessions):
+            session.drop_unsaved()
 
     def stop(self) -> None:
         """Ask for a clean shutdown: no new connections, every client told, tables stopped."""
@@ -231,8 +240,9 @@ class Hall:
         while True:
             await trio.sleep(period)
             now = trio.current_time()
+            idle, _ = keepalive(self.settings.idle_seconds)
             for session in list(self.sessions):
-                session.check_idle(now)
+                session.check_idle(now, idle)
             if now - swept >= min(FORGET_EVERY, self.settings.player_expiry_seconds / 10):
                 # (the same watchdog keeps the registry small)
                 swept = now

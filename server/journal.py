@@ -22,17 +22,28 @@ of it. So when the WAL holds more than :data:`WAL_PAGES` pages, a second checkpo
 that remainder with the commits held back for its duration (a few milliseconds): the
 WAL's size stays bounded under any load.
 
-A table's ``before_broadcast`` hook hands the journal the statements of its action and
-waits; a single committer task takes *every* statement waiting at that moment (the
-actions of all tables, the seat changes, the players) and commits them in one
-transaction: group commit (with the ``fsync`` setting, its fsync is paid once per batch).
-A table's ``ok`` and events go out only once its action is committed. While a batch
-is being written the next one gathers.
+Where commits run on the event loop (the default policy), a table's ``before_broadcast``
+hook *stages* the statements of its action in the batch gathering and returns at once:
+the table queues the ``ok``, the events and the next prompts in the outboxes, and the
+hall's flusher, before it writes any byte of any outbox, calls :meth:`Journal.settle_now`,
+which commits everything staged in one transaction (group commit: the actions of every
+table that ran since the last write, with the seat changes and the players). So a
+message never reaches a socket before the rows of what it announces are committed, and
+an action costs no trip through the scheduler to a committer task and back. A commit
+that must wait (the write lock held by a checkpoint emptying the WAL, or by another
+program) is awaited by the writer, :meth:`Journal.settle`, before it writes.
+
+With the ``fsync`` setting a commit waits for the disk in a worker thread: there the hook
+hands the statements to the committer task and waits for their transaction, so the
+``ok`` and the events are queued only once it has committed (its fsync paid once per
+batch of every table waiting).
 
 If a commit fails (the disk is full, the file was taken away) nothing more is
-acknowledged: the journal turns failed, every waiting and later action is refused with
-an internal error, and the server is asked to stop. A restart resumes from the last
-committed action, which is also the last one any client saw.
+acknowledged: the journal turns failed, every later action is refused with an internal
+error, and the server is asked to stop. The messages queued on the strength of staged
+rows that the failed commit did not write are dropped unsent (:attr:`Journal.on_unsaved`:
+the hall closes those connections with an ``internal_error``). A restart resumes from
+the last committed action, which is also the last one any client saw.
 
 Event numbers: each game's row keeps ``first_seq``, the table's event number before the
 game's first event, so a table rebuilt from its journal numbers its events on from where
@@ -194,6 +205,9 @@ class _Batch:
         self.statements: list[Statement] = []
         self.done = trio.Event()
         self.error: BaseException | None = None
+        #: It holds staged rows: messages queued since announce them (none may be
+        #: written before it is committed).
+        self.staged = False
 
 
 class Journal:
@@ -207,6 +221,9 @@ class Journal:
         self._writing = trio.Lock()  # one commit at a time; a tail checkpoint holds it too
         memory = store.path == MEMORY
         self._in_thread = settings.fsync and not memory  # commits that wait for the disk
+        #: Actions' rows are staged and settled by the writers (commits on the event loop).
+        self.staging = not self._in_thread
+        self._settling: _Batch | None = None  # a batch of staged rows being committed
         self._queries_in_thread = not memory  # an in-memory store has one connection
         self._batch = _Batch()
         self._wake = trio.Event()
@@ -218,6 +235,12 @@ class Journal:
         self._ratings: dict[tuple[str, str], tuple[Rating, int]] = {}
         self.failed: str | None = None
         self.on_failure: Callable[[], None] | None = None
+        #: Called when a commit of staged rows failed: every message queued since the
+        #: last commit may announce what is not in the journal, and must be dropped.
+        self.on_unsaved: Callable[[], None] | None = None
+        #: Called when rows are staged (the flusher: it settles them soon, even when no
+        #: message of theirs was queued).
+        self.on_staged: Callable[[], None] | None = None
         self.commits = 0  # transactions committed
         self.checkpoints = 0
         self.appended = 0  # actions journalled
@@ -292,13 +315,22 @@ class Journal:
         if self._batch.statements or self._dirty:
             await self._commit()
 
-    async def _commit(self) -> None:
-        self._wake = trio.Event()
+    def _take(self) -> _Batch:
+        """The batch gathered so far, with the table rows to write (a new one gathers)."""
         batch, self._batch = self._batch, _Batch()
         batch.statements += self._table_statements()
+        return batch
+
+    async def _commit(self, *, on_loop: bool = True) -> None:
+        """Commit the batch gathered (on the event loop first, unless ``on_loop`` is
+        False: in a worker thread)."""
+        self._wake = trio.Event()
+        batch = self._take()
         if self.failed is not None:
             batch.error = JournalError(self.failed)
         elif batch.statements:
+            if batch.staged:
+                self._settling = batch  # (the writers wait for it)
             try:
                 # (the lock without a trip through the scheduler when it is free, as it
                 # nearly always is: only a checkpoint emptying the WAL holds it)
@@ -307,23 +339,92 @@ class Journal:
                 except trio.WouldBlock:
                     await self._writing.acquire()
                 try:
-                    await self._write(batch.statements)
+                    if not (on_loop and not self._in_thread and self._write_on_loop(batch)):
+                        await self._write_in_thread(batch)
                 finally:
                     self._writing.release()
-                self.commits += 1
-            except StoreError as exc:
-                self._fail(str(exc))
-                batch.error = JournalError(str(exc))
+            finally:
+                if self._settling is batch:
+                    self._settling = None
         batch.done.set()
 
-    async def _write(self, statements: list[Statement]) -> None:
-        if not self._in_thread:
-            try:
-                self.store.write(statements)
-                return
-            except StoreBusy:  # another program holds the lock: wait for it in a thread
-                log.info("the data file is locked by another program; waiting")
-        await trio.to_thread.run_sync(self._write_waiting, statements)
+    def _write_on_loop(self, batch: _Batch) -> bool:
+        """Commit ``batch`` on the event loop (the write lock held); False if another
+        program holds the file's lock (nothing was written: a worker thread waits)."""
+        try:
+            self.store.write(batch.statements)
+        except StoreBusy:
+            log.info("the data file is locked by another program; waiting")
+            return False
+        except StoreError as exc:
+            self._failed_batch(batch, exc)
+            return True
+        self.commits += 1
+        return True
+
+    async def _write_in_thread(self, batch: _Batch) -> None:
+        try:
+            await trio.to_thread.run_sync(self._write_waiting, batch.statements)
+        except StoreError as exc:
+            self._failed_batch(batch, exc)
+            return
+        self.commits += 1
+
+    def _failed_batch(self, batch: _Batch, exc: StoreError) -> None:
+        batch.error = JournalError(str(exc))
+        self._fail(str(exc))
+        if batch.staged and self.on_unsaved is not None:
+            self.on_unsaved()
+
+    @property
+    def settled(self) -> bool:
+        """No message queued so far waits for a commit: every one may be written."""
+        return not self._batch.staged and self._settling is None
+
+    def settle_now(self) -> bool:
+        """Commit the staged rows now, if that needs no wait; True when every message
+        queued so far may be written (committed, or dropped after a failed commit).
+
+        The flusher and the session writers call it before they take any bytes of an
+        outbox; on False they await :meth:`settle`.
+        """
+        if self._settling is not None:
+            return False
+        batch = self._batch
+        if not batch.staged:
+            return True
+        if self.failed is not None:  # (never committed: the messages queued for its rows
+            batch.staged = False  # were dropped when the journal failed)
+            return True
+        try:
+            self._writing.acquire_nowait()
+        except trio.WouldBlock:
+            return False  # a checkpoint empties the WAL: wait for it
+        try:
+            batch = self._take()
+            if self._write_on_loop(batch):
+                batch.done.set()
+                return True
+            # another program holds the file's lock: the batch waits for a worker thread
+            batch.statements += self._batch.statements
+            self._batch = batch
+            return False
+        finally:
+            self._writing.release()
+
+    async def settle(self) -> None:
+        """Return once every message queued so far may be written (see
+        :meth:`settle_now`): the commit under way is waited for, the staged rows
+        committed (in a worker thread if another program holds the file's lock)."""
+        while not self.settle_now():
+            settling = self._settling
+            if settling is not None:
+                await settling.done.wait()
+            elif self._writing.locked():
+                async with self._writing:
+                    pass
+            else:
+                await self._commit(on_loop=False)
 
     def _write_waiting(self, statements: list[Statement]) -> None:
         """Commit, retrying while another program holds the lock (in a worker thread)."""
@@ -343,6 +444,18 @@ class Journal:
                      "server stops (a restart resumes from the last committed action)", why)
         if self.on_failure is not None:
             self.on_failure()
+
+    def _stage(self, statements: list[Statement]) -> None:
+        """Add an action's rows to the batch gathering; the messages queued from here are
+        written only once it is committed (:meth:`settle_now`)."""
+        if self.failed is not None:
+            raise JournalError(self.failed)
+        batch = self._batch
+        batch.statements += statements
+        if not batch.staged:
+            batch.staged = True
+            if self.on_staged is not None:
+                self.on_staged()
 
     async def _submit(self, statements: list[Statement]) -> None:
         if self.failed is not None:
@@ -379,7 +492,10 @@ class Journal:
                 "WHERE id = ? AND state = 'playing'", (time.time(), number)))
 
     async def before_broadcast(self, table: Table, action: Action) -> None:
-        """Commit ``action`` of ``table`` (with the game's record when it starts or ends)."""
+        """Journal ``action`` of ``table`` (with the game's record when it starts or ends):
+        staged, so that nothing queued from here is written before it is committed, or
+        (with ``fsync``) committed before this returns. :class:`JournalError` if the
+        journal has failed."""
         game = table.game
         assert game is not None
         out: list[Statement] = []
@@ -399,7 +515,10 @@ class Journal:
         if game.is_over:
             out += self._finish_statements(table, number)
         self.appended += 1
-        await self._submit(out)
+        if self.staging:
+            self._stage(out)  # (committed before any message queued from here is written)
+        else:
+            await self._submit(out)
 
     def _start_statements(self, table: Table) -> list[Statement]:
         number = self._next_game

@@ -165,6 +165,16 @@ class Outbox:
         self.scheduled = False
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
+    def discard(self) -> bool:
+        """Drop the queued bytes not yet taken (they may not be sent); True if any were."""
+        chunks, self.chunks = self.chunks, []
+        size = sum(map(len, chunks))
+        self.pending -= size
+        self._budget.total -= size
+        if not self.pending:
+            self._budget.outboxes.discard(self)
+        return bool(chunks)
+
     def written(self, size: int) -> None:
         """``size`` bytes went to the socket."""
         self.pending -= size

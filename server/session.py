@@ -419,6 +419,16 @@ class ServerSession:
         if data:
             self._write_now(data)
 
+    def drop_unsaved(self) -> None:
+        """The journal failed to commit what the queued messages announce: they are
+        dropped unsent, and the connection is closed with ``internal_error``."""
+        outbox = self._outbox
+        if outbox is None or not outbox.discard():
+            return
+        self.close(fatal("internal_error", "the server could not save the game to its data "
+                         "file and stops; the moves it had not told you of are lost (a "
+                         "restart resumes from the last one told)"))
+
     def _lose(self) -> None:
         """Nothing more can be written: the session ends (its reader is stopped)."""
         self._unsent = b""
@@ -480,6 +490,10 @@ class ServerSession:
                     with trio.fail_after(timeout):
                         await trio.lowlevel.wait_writable(self._socket)
                     self._write_now(self._unsent)
+                    continue
+                journal = self.hall.journal
+                if journal is not None and not journal.settle_now():
+                    await journal.settle()  # (nothing is written before its rows commit)
                     continue
                 self._flush()  # what was queued while the socket was full
                 if self._unsent:
@@ -549,16 +563,19 @@ class ServerSession:
         if self._cancel is not None:
             self._cancel.cancel()
 
-    def check_idle(self, now: float) -> None:
-        """Close the session if its client has sent no whole frame for the idle timeout,
-        or has left a frame unfinished for ``frame_seconds`` (the hall's watchdog calls
-        this: one timer for every connection, not one per read)."""
+    def check_idle(self, now: float, idle: float) -> None:
+        """Close the session if its client has sent no whole frame for ``idle`` seconds
+        (the idle timeout: :func:`~rummyhall.protocol.keepalive`), or has left a frame
+        unfinished for ``frame_seconds`` (the hall's watchdog calls this for every
+        connection, a few times a second: one timer for all, not one per read)."""
+        started = self.frame_started
+        if now - self.heard_at < idle and started is None:
+            return  # (the usual case, first: a connection heard recently)
         if self.player is None or self._closing is not None or self._done:
             return
         s = self.hall.settings
-        idle, _ = keepalive(s.idle_seconds)
-        if self.frame_started is not None and now - self.frame_started >= s.frame_seconds:
-            self.close(fatal("frame_timeout", f"a frame begun {now - self.frame_started:.0f} "
+        if started is not None and now - started >= s.frame_seconds:
+            self.close(fatal("frame_timeout", f"a frame begun {now - started:.0f} "
                                               f"s ago has not ended (at most "
                                               f"{s.frame_seconds:g} s)"))
         elif now - self.heard_at >= idle:
@@ -566,9 +583,11 @@ class ServerSession:
 
     def close(self, message: ErrorMessage) -> None:
         """Close this session from outside (shutdown, replaced by a resumed session): the
-        queued messages and ``message`` are still sent."""
-        self._closing = message
-        self.close_code = message.code
+        queued messages and ``message`` are still sent (an ``internal_error`` given first,
+        after a failed commit, is not replaced by the shutdown that follows it)."""
+        if self._closing is None or self._closing.code != "internal_error":
+            self._closing = message
+            self.close_code = message.code
         self._greeting.cancel()
         self._reading.cancel()
 

@@ -230,7 +230,9 @@ class Table:
         self.failed = False  # closed by a bug (its journal is kept for a restart)
         self._answered = False  # the command being handled has had its reply
         self._asker: Outbox | None = None  # the connection that sent that command
-        #: Called with each action before its events go out (the journal, issue 5).
+        #: Called with each action before its messages are queued (the journal, issue 5:
+        #: it stages the action's rows, and nothing queued from here is written before
+        #: they are committed).
         self.before_broadcast: Callable[[Table, Action], Awaitable[None]] | None = None
         self.first_dealer = 0  # of the current game (its journal replays from it)
         #: A private table's lock (None: open), and the players who proved its code.
@@ -651,7 +653,8 @@ class Table:
         """Apply one action (refused with the rules' reason), publish it, move on.
 
         The action is journalled, then acknowledged (``accepted``: the ``ok`` of a
-        client's action), then its events go to everyone (docs/protocol.md, section 7).
+        client's action), then its events go to everyone (docs/protocol.md, section 7);
+        none of it is written to a socket before the journal has committed the action.
         """
         game = self.game
         assert game is not None

@@ -211,8 +211,8 @@ async def test_a_backup_while_the_server_plays_is_consistent(tmp_path: Path) -> 
     async with serving(data) as hall:
         assert hall.port is not None and hall.journal is not None
         async with open_session(port=hall.port, name="host") as host:
-            for _ in range(8):
-                table = await host.create_table("gin", 2, options={"target_score": 60})
+            for _ in range(8):  # (long games: they play on through every backup)
+                table = await host.create_table("gin", 2, options={"target_score": 5000})
                 await host.add_bot(table, 0, "simple")
                 await host.add_bot(table, 1, "random")
                 await host.watch(table)
