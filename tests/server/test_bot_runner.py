@@ -13,6 +13,7 @@ from rummyhall.client import Bot, GameResult, run_bot
 from rummyhall.rules import (
     Card,
     Discard,
+    GameOver,
     Knock,
     SeatAction,
     SeatView,
@@ -172,3 +173,34 @@ async def test_a_network_bot_knocks_with_its_own_melds(hall: Hall) -> None:
     assert results and all(r.winners for r in results)
     assert bot.knocks >= 1  # every knock it sent was accepted (a refusal would be logged
     assert bot.shown  # and the game would stall): the showdowns show its melds
+
+
+class Listener(Greedy):
+    """Remembers every event it hears, and what it had heard last at each game's end."""
+
+    name = "listener"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heard: list[object] = []
+        self.last_at_end: list[object] = []
+
+    def on_event(self, table: int, event: object, view: SeatView | None) -> None:
+        self.heard.append(event)
+
+    def on_game_over(self, table: int, view: SeatView) -> None:
+        self.last_at_end.append(self.heard[-1] if self.heard else None)
+
+
+async def test_a_bot_hears_every_event_before_its_next_decision_and_the_end(
+        hall: Hall) -> None:
+    """A reply brings the ok, the events and the next prompt at once: the runner passes
+    the bot every event already received before it decides again, so the game's end is
+    reported after its last event (the GameOver), not before it."""
+    assert hall.port
+    bot = Listener()
+    results = await run_bot(bot, "127.0.0.1", hall.port, game="gin",
+                            options={"target_score": 25}, games=2)
+    assert len(results) == 2
+    assert len(bot.last_at_end) == 2 and all(isinstance(e, GameOver)
+                                             for e in bot.last_at_end), bot.last_at_end
