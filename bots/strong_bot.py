@@ -26,8 +26,10 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   ``h * dd(K) + (1 - h) * (E[dd after the next draw] + B * (1 - P(the next draw ends
   it)))`` (:meth:`~rummyhall.bots.evaluation.HandEvaluator.draw_chances`), ``h`` the
   chance that another seat ends the hand before our next turn (Chicago; 0 where going
-  out leaves us a last turn), ``B`` the ``race_bonus*`` parameter. Chicago also takes a
-  top card that lets it knock at once.
+  out leaves us a last turn), ``B`` the ``race_bonus*`` parameter. The race weighs the
+  four best discards by deadwood and danger (two in Three Thirteen's rounds of more than
+  eight kept cards, where wild cards make the solves dear). Chicago also takes a top card
+  that lets it knock at once.
 - **Ending the hand.**
   Gin: gin at once; knock when the chance of an undercut is small (a plain knock lets
   the server lay the arrangement of least deadwood that takes the fewest layoffs; with
@@ -118,8 +120,10 @@ class StrongParams:
     race_bonus: float = 20.0  # Chicago: points a kept hand loses when the next draw cannot end it
     race_bonus_tt: float = 10.0  # ... Three Thirteen: when the next draw cannot take it out
     race_bonus_basic: float = 15.0  # ... Basic Rummy: when the next draw cannot take it out
-    race_cards_tt: int = 8  # ... for kept hands of at most this many cards (CPU time)
+    race_cards_tt: int = 13  # ... for kept hands of at most this many cards (every round)
     race_candidates: int = 4  # discards weighed by the race (the best by deadwood and danger)
+    race_candidates_large: int = 2  # ... Three Thirteen, kept hands of more than:
+    race_large_cards: int = 8
 
 
 def interpolate(table: Sequence[tuple[int, float, float]], x: float) -> tuple[float, float]:
@@ -282,10 +286,13 @@ class StrongTurn:
         first = sorted((after[c] + w * self.danger(c), -self.rules.points(c), c) for c in cards)
         ranked: list[tuple[float, int, Card]] = []
         race = self.race_terms()
+        race_candidates = self.params.race_candidates
+        if self.game == "three_thirteen" and len(hand) > self.params.race_large_cards + 1:
+            race_candidates = self.params.race_candidates_large  # (the solver's cost)
         for i, (pre, neg_points, c) in enumerate(first):
             if race is not None:
                 h, limit, bonus = race
-                if i < self.params.race_candidates:
+                if i < race_candidates:
                     kept = tuple(x for x in hand if x != c)
                     chance, later = self.eval.draw_chances(kept, limit)
                     ends = (1.0 - h) * (later + bonus * (1.0 - chance))
