@@ -168,3 +168,15 @@ def test_three_thirteen_races_in_every_round_weighing_two_discards_in_the_large_
     turn.eval.draw_chances = counted  # type: ignore[method-assign]
     turn.ranked_discards([a.card for a in big.legal_actions() if isinstance(a, Discard)])
     assert weighed == [11, 11]
+
+
+def test_three_thirteen_draws_from_the_stock_when_this_draw_may_go_out() -> None:
+    # Round 1 (threes wild): 2c 2d Kh, the Ad on the pile. Taking it for the Kh leaves
+    # 2c 2d Ad (5 points), which goes out next turn with a 2 or a wild three; the stock
+    # gives that same chance now (a 2 or a three, the Kh thrown), a turn earlier, so the
+    # race draws from the stock; the older rule took the Ad for its 9 points.
+    game, legal = position("three_thirteen", "2c 2d Kh", "Ad", drawn=False)
+    view = seat_view(game, 0)
+    assert isinstance(StrongBot().choose(view, legal), DrawStock)
+    assert isinstance(StrongBot(StrongParams(race_take_tt=False)).choose(view, legal),
+                      DrawDiscard)
