@@ -287,7 +287,8 @@ class StrongTurn:
         ev, hand = self.eval, self.view.hand
         h, limit, bonus = race
         take = math.inf
-        for v, _, c in choices[:2]:
+        large = len(grown) - 1 > self.params.race_large_cards
+        for v, _, c in choices[:1 if large else 2]:  # (the solver's cost)
             kept = tuple(x for x in grown if x != c)
             chance, later = ev.draw_chances(kept, limit)
             take = min(take, h * v + (1.0 - h) * (later + bonus * (1.0 - chance)))
