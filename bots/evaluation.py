@@ -232,6 +232,30 @@ class HandEvaluator:
         hits = sum(n for face, n in self.faces if gains.get(face, 0.0) >= reach)
         return hits / self.total, dd - g
 
+    def draw_outcomes(self, hand: Sequence[Card], limit: int) -> tuple[float, float, float]:
+        """The next draw's chance to bring ``hand`` within ``limit`` (as
+        :meth:`draw_chances`), and the expected deadwood after it when it does and when it
+        does not (each the hand's own count when that never happens)."""
+        key = tuple(sorted(hand))
+        dd = deadwood_points(key, self.rules)
+        if not self.total:
+            return (1.0 if dd <= limit else 0.0), float(dd), float(dd)
+        self.potential(key)
+        gains = self._gains[key] if dd else {}
+        reach = dd - limit
+        hit_n = miss_n = 0
+        hit_sum = miss_sum = 0.0
+        for face, n in self.faces:
+            gain = gains.get(face, 0.0)
+            if gain >= reach:
+                hit_n += n
+                hit_sum += n * (dd - gain)
+            else:
+                miss_n += n
+                miss_sum += n * (dd - gain)
+        return (hit_n / self.total, hit_sum / hit_n if hit_n else float(dd),
+                miss_sum / miss_n if miss_n else float(dd))
+
     def value(self, hand: Sequence[Card], beta: float, dd: int | None = None) -> float:
         """``V(H) = dd(H) - beta * g(H)``: lower is better."""
         if dd is None:

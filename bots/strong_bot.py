@@ -26,8 +26,13 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   ``h * dd(K) + (1 - h) * (E[dd after the next draw] + B * (1 - P(the next draw ends
   it)))`` (:meth:`~rummyhall.bots.evaluation.HandEvaluator.draw_chances`), ``h`` the
   chance that another seat ends the hand before our next turn (Chicago; 0 where going
-  out leaves us a last turn), ``B`` the ``race_bonus*`` parameter. Chicago also takes a
-  top card that lets it knock at once.
+  out leaves us a last turn), ``B`` the ``race_bonus*`` parameter. The race weighs the
+  four best discards by deadwood and danger (two in Three Thirteen's rounds of more than
+  eight kept cards, where wild cards make the solves dear). Chicago also takes a top card
+  that lets it knock at once; Three Thirteen's draw weighs the race too: the top card
+  by the race value of the hand it keeps, the stock by this draw's chance to go out
+  now and, when it does not, a kept hand of the other draws' expected count whose next
+  draw is taken as like this one.
 - **Ending the hand.**
   Gin: gin at once; knock when the chance of an undercut is small (a plain knock lets
   the server lay the arrangement of least deadwood that takes the fewest layoffs; with
@@ -118,8 +123,11 @@ class StrongParams:
     race_bonus: float = 20.0  # Chicago: points a kept hand loses when the next draw cannot end it
     race_bonus_tt: float = 10.0  # ... Three Thirteen: when the next draw cannot take it out
     race_bonus_basic: float = 15.0  # ... Basic Rummy: when the next draw cannot take it out
-    race_cards_tt: int = 8  # ... for kept hands of at most this many cards (CPU time)
+    race_cards_tt: int = 13  # ... for kept hands of at most this many cards (every round)
     race_candidates: int = 4  # discards weighed by the race (the best by deadwood and danger)
+    race_candidates_large: int = 2  # ... Three Thirteen, kept hands of more than:
+    race_large_cards: int = 8
+    race_take_tt: bool = True  # Three Thirteen: the draw weighs the race too
 
 
 def interpolate(table: Sequence[tuple[int, float, float]], x: float) -> tuple[float, float]:
@@ -246,6 +254,10 @@ class StrongTurn:
         if (self.game == "chicago" and self.params.race_bonus > 0 and view.seat is not None
                 and choices[0][0] <= view.knock_limits[view.seat] < dd_now):
             return True  # the top card lets us end the hand now
+        race = (self.race_terms() if self.params.race_take_tt
+                and self.game == "three_thirteen" else None)
+        if race is not None:
+            return self.race_take(grown, choices, race)
         if choices[0][0] >= dd_now and (beta <= 0 or not ev.related(top, hand)):
             return False  # it neither lowers the count nor pairs with anything
         best = min(ev.value(tuple(x for x in grown if x != c), beta, v)
@@ -259,6 +271,32 @@ class StrongTurn:
             g_now = ev.potential(hand)
         stock = dd_now - (1.0 + beta) * g_now
         return best < stock - self.params.take_margin
+
+    def race_take(self, grown: tuple[Card, ...],
+                  choices: list[tuple[int, int, Card]],
+                  race: tuple[float, int, float]) -> bool:
+        """The draw in the race: the top card against the stock, each valued as the
+        discard values a kept hand (see :meth:`ranked_discards`).
+
+        Taking ``top`` keeps ``K`` (the best of the two least-deadwood discards by the
+        race value ``h * dd(K) + (1 - h) * (E[dd after the next draw] + B * (1 - P(the
+        next draw ends it))``). The stock gives this turn's draw its chance ``p`` to end
+        the hand (at the expected count of those draws), and otherwise a kept hand of the
+        expected count of the other draws, whose own next draw is taken as like this
+        one's (the same chance and saving)."""
+        ev, hand = self.eval, self.view.hand
+        h, limit, bonus = race
+        take = math.inf
+        large = len(grown) - 1 > self.params.race_large_cards
+        for v, _, c in choices[:1 if large else 2]:  # (the solver's cost)
+            kept = tuple(x for x in grown if x != c)
+            chance, later = ev.draw_chances(kept, limit)
+            take = min(take, h * v + (1.0 - h) * (later + bonus * (1.0 - chance)))
+        p, at_end, not_end = ev.draw_outcomes(hand, limit)
+        g = ev.potential(hand)
+        rest = h * not_end + (1.0 - h) * (not_end - g + bonus * (1.0 - p))
+        stock = p * at_end + (1.0 - p) * rest
+        return take < stock - self.params.take_margin
 
     # ------------------------------------------------------------------ discarding
 
@@ -282,10 +320,13 @@ class StrongTurn:
         first = sorted((after[c] + w * self.danger(c), -self.rules.points(c), c) for c in cards)
         ranked: list[tuple[float, int, Card]] = []
         race = self.race_terms()
+        race_candidates = self.params.race_candidates
+        if self.game == "three_thirteen" and len(hand) > self.params.race_large_cards + 1:
+            race_candidates = self.params.race_candidates_large  # (the solver's cost)
         for i, (pre, neg_points, c) in enumerate(first):
             if race is not None:
                 h, limit, bonus = race
-                if i < self.params.race_candidates:
+                if i < race_candidates:
                     kept = tuple(x for x in hand if x != c)
                     chance, later = self.eval.draw_chances(kept, limit)
                     ends = (1.0 - h) * (later + bonus * (1.0 - chance))
