@@ -83,13 +83,20 @@ from .playouts import GinPlayout, SolverMemo, related
 from .sampling import World, sample_world
 from .strong_bot import (
     CHICAGO_OPPONENT,
-    GIN_OPPONENT,
     StrongBot,
     StrongParams,
     StrongTurn,
     interpolate,
 )
 from .tracking import HandMemory
+
+#: Gin: the deadwood of the opponent's hand (before layoffs) by cards drawn from the stock
+#: since the deal, mean and spread, measured in strong-against-strong play: what the
+#: sampler builds the opponent's hand to (the strong bot's GIN_OPPONENT is the count after
+#: layoffs of a defender, and runs twice as high in the middle of the hand).
+GIN_HELD: tuple[tuple[int, float, float], ...] = (
+    (2, 39.6, 17.0), (8, 18.3, 12.4), (14, 9.3, 8.4), (20, 6.4, 4.9), (26, 4.5, 2.0),
+)
 
 #: The clocks a budget may count (see :class:`ExpertParams`): wall time, or the CPU time
 #: of the thread that decides (what the bot itself spent, whatever the machine's load).
@@ -116,6 +123,7 @@ class ExpertParams:
     knock_worlds: int = 24  # worlds sampled for a knock decision at most
     tries: int = 6  # hands drawn per opponent and world (the best fit is kept)
     model: bool = True  # fit the opponents' deadwood to the measured tables
+    shunned_points: float = 4.0  # Gin: a sampled hand's contradiction weighs this miss
     clock: str = "wall"  # what the budget counts: "wall" time or the thread's "cpu" time
     wall_cap_ms: float | None = None  # with the cpu clock, a wall-time cap (None: 5 x budget)
     playouts: tuple[str, ...] = ("draw",)  # Gin's decisions judged by playouts (PLAYOUTS)
@@ -236,14 +244,16 @@ class _Search:
         if self.model is not None:
             mean, spread = self.model
             targets = {s: max(0.0, rng.gauss(mean, spread)) for s in self.others}
-        return sample_world(self.view, self.mem, rng, self.rules,
-                            tries=self.params.tries, targets=targets)
+        gin = self.view.game == "gin"
+        return sample_world(self.view, self.mem, rng, self.rules, tries=self.params.tries,
+                            targets=targets,
+                            shunned_points=self.params.shunned_points if gin else None)
 
     def opponent_model(self) -> tuple[float, float] | None:
         """Mean and spread of an opponent's deadwood now (Gin and Chicago's tables)."""
         view = self.view
         if view.game == "gin":
-            return interpolate(GIN_OPPONENT, 31 - view.stock_count)
+            return interpolate(GIN_HELD, 31 - view.stock_count)
         if view.game == "chicago":
             return interpolate(CHICAGO_OPPONENT, max(0, self.mem.turns - 1))
         return None

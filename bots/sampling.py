@@ -19,8 +19,10 @@ game), so a bot that searches over worlds cannot read a hidden card.
   one with the fewest such contradictions is kept (rejection sampling, bounded).
 - An opponent model may say how much deadwood a seat's hand should have (a player who
   has drawn ten times holds melds, not a random hand): among the draws the one nearest
-  that target is kept. The expert draws the targets from the strong bot's measured
-  tables of an opponent's deadwood by the stage of the hand (Gin and Chicago).
+  that target is kept. The expert draws the targets from measured tables of an
+  opponent's deadwood by the stage of the hand (Gin: the deadwood held, Chicago: the
+  strong bot's table), and in Gin weighs a contradiction as a few points of miss rather
+  than before any miss.
 - What is left of the pool is the stock, in a random order (its top is ``stock[-1]``).
 
 The hand counts come from the view; if the pool cannot fill them (a memory that went
@@ -154,12 +156,16 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
 
 
 def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: MeldRules, *,
-                 tries: int = 3, targets: Mapping[int, float] | None = None) -> World:
+                 tries: int = 3, targets: Mapping[int, float] | None = None,
+                 shunned_points: float | None = None) -> World:
     """One world consistent with ``view`` and ``mem`` (see the module docstring).
 
     ``targets`` maps a seat to the deadwood its hand should have (an opponent model):
-    among its ``tries`` draws the one nearest that deadwood is kept (after the fewest
-    contradictions).
+    among its ``tries`` draws the one nearest that deadwood is kept, after the fewest
+    contradictions; or, with ``shunned_points``, the one of the least miss plus
+    ``shunned_points`` per contradiction (late in a hand a seat has shunned many faces,
+    and a hand of melds that are near none of them is rare: putting the contradictions
+    first then keeps the loosest hand).
     """
     seat = view.seat
     pool = unseen_pool(view, mem)
@@ -181,7 +187,7 @@ def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: Mel
         shunned = mem.shunned.get(s, set())
         target = targets.get(s) if targets else None
         best: list[Card] | None = None
-        best_score: tuple[int, float] = (0, 0.0)
+        best_score: tuple[float, float] = (0.0, 0.0)
         chosen: list[int] = []
         k = min(need[s], len(pool))
         melds = 0
@@ -199,11 +205,13 @@ def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: Mel
             miss = 0.0
             if target is not None:
                 miss = abs(deadwood_points(held, rules) - target)
-            score = (contradictions(held, shunned, rules), miss)
+            against = contradictions(held, shunned, rules)
+            score = ((0.0, miss + shunned_points * against) if shunned_points is not None
+                     else (float(against), miss))
             if best is None or score < best_score:
                 best, best_score = cand, score
                 chosen = picks
-            if score == (0, 0.0):
+            if score == (0.0, 0.0):
                 break
         assert best is not None
         for i in sorted(chosen, reverse=True):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import statistics
 from collections import Counter
 from collections.abc import Iterator
 
@@ -10,10 +11,11 @@ import pytest
 
 from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, make_strategy
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
-from rummyhall.bots.expert_bot import PLAYOUTS
+from rummyhall.bots.expert_bot import GIN_HELD, PLAYOUTS
 from rummyhall.bots.playouts import related
 from rummyhall.bots.sampling import deck_cards, sample_world, unseen_pool
 from rummyhall.bots.selfplay import play_game
+from rummyhall.bots.strong_bot import GIN_OPPONENT, interpolate
 from rummyhall.bots.tracking import Tracker
 from rummyhall.rules import (
     DrawStock,
@@ -21,6 +23,7 @@ from rummyhall.rules import (
     Knock,
     Phase,
     SeatView,
+    deadwood_points,
     new_game,
     seat_view,
     view_meld_rules,
@@ -257,3 +260,29 @@ def test_every_gin_decision_may_be_played_out_and_stays_legal() -> None:
     assert record.results
     with pytest.raises(ValueError, match="plays out"):
         ExpertParams(playouts=("undercut",))
+
+
+def test_late_in_a_gin_hand_the_sampled_opponent_holds_melds_as_a_real_one_does() -> None:
+    # Strong players hold about 9 points of deadwood after a dozen draws (GIN_HELD, measured
+    # in strong-against-strong play). The sampler builds hands near that; fitted to the
+    # strong bot's table of a defender's count instead, with the shunned faces put before
+    # any miss, it kept hands of some 20 points.
+    sampled: dict[bool, list[int]] = {True: [], False: []}
+    rng = random.Random(2)
+    for seed in range(8):
+        tracker = Tracker()
+        for game, view in views_of_seat("gin", 2, seed):
+            mem = tracker.observe(view)
+            drawn = 31 - view.stock_count
+            if view.phase == "play" and drawn >= 12:
+                rules = view_meld_rules(view)
+                for held in (True, False):
+                    mean, spread = interpolate(GIN_HELD if held else GIN_OPPONENT, drawn)
+                    target = max(0.0, rng.gauss(mean, spread))
+                    world = sample_world(view, mem, rng, rules, tries=6, targets={1: target},
+                                         shunned_points=4.0 if held else None)
+                    sampled[held].append(deadwood_points(world.hands[1], rules))
+            tracker.record(view, StrongBot().choose(view, game.legal_actions()))
+    assert len(sampled[True]) >= 20
+    assert statistics.mean(sampled[True]) < 12
+    assert statistics.mean(sampled[False]) > 16

@@ -121,3 +121,14 @@ def test_the_playout_knocks_lower_as_the_stock_runs_down() -> None:
     assert tops[5] == 0 and min(tops) == 0  # late in the hand only gin, gin always
     assert tops[20] < tops[28] < tops[31]
     assert knock_thresholds(0, 0.02)[31] == 0  # a table where only gin ends the hand
+
+
+def test_every_playout_of_a_table_shares_one_knock_table() -> None:
+    # Each decision builds a GinPlayout: the table (hundreds of normal tails) is computed
+    # once per table's options, not once per decision.
+    rules = view_meld_rules(seat_view(to_seat_draw(1, 1), 0))
+    first = GinPlayout(rules, {}, knock_risk=0.02)
+    again = GinPlayout(rules, {}, knock_risk=0.02)
+    assert first.thresholds is again.thresholds
+    assert first.thresholds == knock_thresholds(10, 0.02)
+    assert GinPlayout(rules, {"knock_limit": 7}, knock_risk=0.02).thresholds[31] == 7

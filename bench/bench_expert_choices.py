@@ -1,0 +1,219 @@
+"""Where the expert departs from the strong bot in two-seat Gin, and what each departure is worth.
+
+    python bench/bench_expert_choices.py [--sets 40] [--rollouts 8] [--think-ms 20]
+                                         [--expert-worlds N] [--off draw,discard,knock]
+                                         [--jobs 2] [--seed 1]
+
+An arena game's win rate moves only where the expert's choice differs from the strong
+bot's, and it moves slowly: a few hundred games say little. This bench looks at those
+choices one by one. It plays the arena's paired deals (expert against strong, seats
+swapped; see :mod:`rummyhall.bots.arena`); at every decision of the expert it also asks
+a copy of the strong bot inside it (the same memory) what it would do, and where the
+two differ it values both choices on the *true* cards: ``--rollouts`` copies of the game,
+each with the stock reshuffled (the one thing neither seat knows), play the rest of the
+hand with the strong bot at both seats after each choice, on the same shuffles. The
+expert's gain is the mean difference of its seat's points minus the opponent's over the
+hand (what the hand's result gives them), the strong bot's choice being the baseline (a
+gain of 0 by construction). The figures are grouped by what the strong bot would have
+done and what the expert did (draw, discard, knock), with the mean gain per departure
+and its 95% interval over departures, and the gain per game (the sum over departures
+divided by the games), the measure that adds up to a win rate.
+
+``--off`` switches parts of the expert's search off, to see what each gives: ``draw``
+(the draw's playouts), ``discard`` (the sampled feed of the discard), ``knock`` (the
+knock's sampled undercut check). The games are those of the arena for the same seed
+(the first ``--sets`` deal sets); the expert's clock (``--think-ms`` of CPU time, or
+``--expert-worlds`` per decision and no clock) decides as in the arena.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import math
+import multiprocessing
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from rummyhall.bots import ExpertBot, ExpertParams, StrongBot
+from rummyhall.bots.arena import duplicate_shuffler, stream
+from rummyhall.bots.selfplay import shuffle_for
+from rummyhall.rules import (
+    DrawDiscard,
+    DrawStock,
+    Game,
+    Knock,
+    PassUpcard,
+    SeatAction,
+    SeatView,
+    new_game,
+    seat_view,
+)
+
+PARTS = ("draw", "discard", "knock")
+
+
+def kind(action: SeatAction) -> str:
+    """The decision an action answers: draw, knock or discard."""
+    if isinstance(action, (DrawDiscard, DrawStock, PassUpcard)):
+        return "draw"
+    return "knock" if isinstance(action, Knock) else "discard"
+
+
+def expert_params(think_ms: float, worlds: int | None, off: frozenset[str]) -> ExpertParams:
+    """The expert's settings with the parts in ``off`` switched off."""
+    base = (ExpertParams(budget_ms=None, max_worlds=worlds) if worlds is not None
+            else ExpertParams(budget_ms=think_ms, clock="cpu"))
+    if "draw" in off:
+        base = dataclasses.replace(base, playouts=())
+    if "discard" in off:  # every strong ranking is "clear": no search
+        base = dataclasses.replace(base, clear_cost=-math.inf)
+    if "knock" in off:  # no sampled risk refuses the strong bot's knock
+        base = dataclasses.replace(base, knock_risk=math.inf)
+    return base
+
+
+def hand_value(game: Game, seat: int, action: SeatAction, bots: list[StrongBot],
+               rng: random.Random) -> int:
+    """``seat``'s points minus the other's over the rest of the hand after ``action``, the
+    stock reshuffled by ``rng`` and the strong bot (copies of ``bots``) at both seats."""
+    g = copy.deepcopy(game)
+    rng.shuffle(g.stock)
+    players = [copy.deepcopy(b) for b in bots]
+    scored = len(g.results)
+    g.apply(action)
+    while len(g.results) == scored and not g.is_over:
+        s = g.to_move
+        if s is None:
+            g.apply(shuffle_for(g, rng))
+            continue
+        g.apply(players[s].choose(seat_view(g, s), g.legal_actions()))
+    if len(g.results) == scored:
+        return 0
+    points = g.results[-1].points
+    return points[seat] - points[1 - seat]
+
+
+@dataclass
+class Departure:
+    strong: str  # what the strong bot would have done: draw, discard or knock
+    expert: str  # what the expert did
+    stock: int  # stock cards at the decision
+    gain: float  # the expert's mean gain in points over the rollouts
+
+
+@dataclass
+class GameResult:
+    won: bool
+    departures: list[Departure] = field(default_factory=list)
+    decisions: int = 0
+
+
+@dataclass(frozen=True)
+class Task:
+    params: ExpertParams
+    seed: int
+    deal_set: int
+    rotation: int
+    rollouts: int
+
+
+def play(task: Task) -> GameResult:
+    """One arena game, expert at seat ``rotation``, its departures valued."""
+    dealer = stream(task.seed, task.deal_set, "dealer").randrange(2)
+    game = new_game("gin", {}, players=2, first_dealer=dealer)
+    me = task.rotation
+    expert = ExpertBot(task.params, stream(task.seed, task.deal_set, task.rotation, "seat", me))
+    other = StrongBot()
+    shuffle = duplicate_shuffler(task.seed, task.deal_set)
+    result = GameResult(False)
+    while not game.is_over:
+        s = game.to_move
+        if s is None:
+            game.apply(shuffle(game))
+            continue
+        view, legal = seat_view(game, s), game.legal_actions()
+        if s != me:
+            game.apply(other.choose(view, legal))
+            continue
+        before = copy.deepcopy(expert.strong)
+        strong = copy.deepcopy(before).choose(view, legal)
+        action = expert.choose(view, legal)
+        result.decisions += 1
+        if action != strong and task.rollouts:
+            gains = departure_gains(game, view, (strong, action), before=before, other=other,
+                                    task=task, n=len(result.departures))
+            result.departures.append(Departure(kind(strong), kind(action), view.stock_count,
+                                               statistics.mean(gains)))
+        game.apply(action)
+    result.won = me in game.winners
+    return result
+
+
+def departure_gains(game: Game, view: SeatView, pair: tuple[SeatAction, SeatAction], *,
+                    before: StrongBot, other: StrongBot, task: Task, n: int) -> list[float]:
+    """The expert's choice minus the strong one, rollout by rollout (common shuffles)."""
+    me = task.rotation
+    values: list[list[int]] = []
+    for action in pair:
+        mine = copy.deepcopy(before)
+        mine.tracker.observe(view)
+        mine.tracker.record(view, action)
+        bots = [mine, other] if me == 0 else [other, mine]
+        values.append([hand_value(game, me, action, bots,
+                                  random.Random(f"{task.seed}:{task.deal_set}:{me}:{n}:{i}"))
+                       for i in range(task.rollouts)])
+    return [float(e - s) for s, e in zip(*values, strict=True)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", type=int, default=40, help="deal sets (2 games each)")
+    parser.add_argument("--rollouts", type=int, default=8, help="rollouts per choice")
+    parser.add_argument("--think-ms", type=float, default=20.0, help="the expert's CPU budget")
+    parser.add_argument("--expert-worlds", type=int, default=None,
+                        help="fixed worlds per decision instead of a budget")
+    parser.add_argument("--off", default="", help=f"parts switched off: {','.join(PARTS)}")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    off = frozenset(p for p in args.off.split(",") if p)
+    if not off <= set(PARTS):
+        parser.error(f"--off takes {', '.join(PARTS)}")
+    params = expert_params(args.think_ms, args.expert_worlds, off)
+    tasks = [Task(params, args.seed, d, r, args.rollouts)
+             for d in range(args.sets) for r in range(2)]
+    start = time.perf_counter()
+    with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+        results = list(pool.imap(play, tasks, chunksize=1))
+    games = len(results)
+    budget = (f"{args.expert_worlds} worlds" if args.expert_worlds is not None
+              else f"{args.think_ms:g} ms CPU")
+    wins = sum(r.won for r in results)
+    decisions = sum(r.decisions for r in results)
+    print(f"two-seat Gin, expert ({budget}; off: {','.join(sorted(off)) or 'none'}) vs strong, "
+          f"seed {args.seed}: {games} games, expert won {wins} ({wins / games:.1%}); "
+          f"{decisions} expert decisions, {args.rollouts} rollouts per choice")
+    groups: dict[tuple[str, str], list[float]] = {}
+    for r in results:
+        for d in r.departures:
+            groups.setdefault((d.strong, d.expert), []).append(d.gain)
+    print(f"  {'strong -> expert':<20} {'departures':>10} {'gain/departure [95%]':>26}"
+          f" {'gain/game':>10}   (baseline: the strong choice, 0)")
+    every = [g for gains in groups.values() for g in gains]
+    for (strong, expert), gains in [*sorted(groups.items()), (("all", "all"), every)]:
+        if not gains:
+            continue
+        mean = statistics.mean(gains)
+        half = 1.96 * statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else 0.0
+        print(f"  {strong + ' -> ' + expert:<20} {len(gains):>10} {mean:>+9.2f} "
+              f"[{mean - half:+6.2f}, {mean + half:+6.2f}] {sum(gains) / games:>+10.2f}")
+    print(f"  {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
