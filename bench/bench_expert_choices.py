@@ -2,7 +2,7 @@
 
     python bench/bench_expert_choices.py [--sets 40] [--rollouts 8] [--think-ms 20]
                                          [--expert-worlds N] [--off draw,discard,knock]
-                                         [--jobs 2] [--seed 1]
+                                         [--knock-stock N] [--jobs 2] [--seed 1]
 
 An arena game's win rate moves only where the expert's choice differs from the strong
 bot's, and it moves slowly: a few hundred games say little. This bench looks at those
@@ -22,8 +22,13 @@ divided by the games), the measure that adds up to a win rate.
 ``--off`` switches parts of the expert's search off, to see what each gives: ``draw``
 (the draw's playouts), ``discard`` (the sampled feed of the discard), ``knock`` (the
 knock's sampled undercut check). The games are those of the arena for the same seed
-(the first ``--sets`` deal sets); the expert's clock (``--think-ms`` of CPU time, or
-``--expert-worlds`` per decision and no clock) decides as in the arena.
+(the first ``--sets`` deal sets). ``--knock-stock N`` adds the knock to the
+expert's playouts (``playouts=("draw", "knock")``), judged so while the stock holds at
+least N cards (``knock_playout_stock``; 0: always). The departures are also counted by
+the stock at the decision (fewer than 10 cards, 10 to 19, 20 or more; those about a
+knock by five stock cards). The expert's
+clock (``--think-ms`` of CPU time, or ``--expert-worlds`` per decision and no clock)
+decides as in the arena.
 """
 
 from __future__ import annotations
@@ -63,10 +68,15 @@ def kind(action: SeatAction) -> str:
     return "knock" if isinstance(action, Knock) else "discard"
 
 
-def expert_params(think_ms: float, worlds: int | None, off: frozenset[str]) -> ExpertParams:
-    """The expert's settings with the parts in ``off`` switched off."""
+def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
+                  knock_stock: int | None = None) -> ExpertParams:
+    """The expert's settings with the parts in ``off`` switched off (and the knock played
+    out from ``knock_stock`` stock cards up, if given)."""
     base = (ExpertParams(budget_ms=None, max_worlds=worlds) if worlds is not None
             else ExpertParams(budget_ms=think_ms, clock="cpu"))
+    if knock_stock is not None:
+        base = dataclasses.replace(base, playouts=(*base.playouts, "knock"),
+                                   knock_playout_stock=knock_stock)
     if "draw" in off:
         base = dataclasses.replace(base, playouts=())
     if "discard" in off:  # every strong ranking is "clear": no search
@@ -169,6 +179,16 @@ def departure_gains(game: Game, view: SeatView, pair: tuple[SeatAction, SeatActi
     return [float(e - s) for s, e in zip(*values, strict=True)]
 
 
+def row(label: str, gains: list[float], games: int) -> None:
+    """One line of the table: departures, mean gain [95%], gain per game."""
+    if not gains:
+        return
+    mean = statistics.mean(gains)
+    half = 1.96 * statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else 0.0
+    print(f"  {label:<20} {len(gains):>10} {mean:>+9.2f} "
+          f"[{mean - half:+6.2f}, {mean + half:+6.2f}] {sum(gains) / games:>+10.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -178,13 +198,15 @@ def main() -> None:
     parser.add_argument("--expert-worlds", type=int, default=None,
                         help="fixed worlds per decision instead of a budget")
     parser.add_argument("--off", default="", help=f"parts switched off: {','.join(PARTS)}")
+    parser.add_argument("--knock-stock", type=int, default=None,
+                        help="play the knock out from this many stock cards up")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     off = frozenset(p for p in args.off.split(",") if p)
     if not off <= set(PARTS):
         parser.error(f"--off takes {', '.join(PARTS)}")
-    params = expert_params(args.think_ms, args.expert_worlds, off)
+    params = expert_params(args.think_ms, args.expert_worlds, off, args.knock_stock)
     tasks = [Task(params, args.seed, d, r, args.rollouts)
              for d in range(args.sets) for r in range(2)]
     start = time.perf_counter()
@@ -195,7 +217,10 @@ def main() -> None:
               else f"{args.think_ms:g} ms CPU")
     wins = sum(r.won for r in results)
     decisions = sum(r.decisions for r in results)
-    print(f"two-seat Gin, expert ({budget}; off: {','.join(sorted(off)) or 'none'}) vs strong, "
+    knocks = ("no knock playouts" if args.knock_stock is None
+              else f"knock played out from {args.knock_stock} stock cards")
+    print(f"two-seat Gin, expert ({budget}; off: {','.join(sorted(off)) or 'none'}; {knocks}) "
+          f"vs strong, "
           f"seed {args.seed}: {games} games, expert won {wins} ({wins / games:.1%}); "
           f"{decisions} expert decisions, {args.rollouts} rollouts per choice")
     groups: dict[tuple[str, str], list[float]] = {}
@@ -206,12 +231,21 @@ def main() -> None:
           f" {'gain/game':>10}   (baseline: the strong choice, 0)")
     every = [g for gains in groups.values() for g in gains]
     for (strong, expert), gains in [*sorted(groups.items()), (("all", "all"), every)]:
-        if not gains:
-            continue
-        mean = statistics.mean(gains)
-        half = 1.96 * statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else 0.0
-        print(f"  {strong + ' -> ' + expert:<20} {len(gains):>10} {mean:>+9.2f} "
-              f"[{mean - half:+6.2f}, {mean + half:+6.2f}] {sum(gains) / games:>+10.2f}")
+        row(f"{strong} -> {expert}", gains, games)
+    bands: dict[str, list[float]] = {}
+    for r in results:
+        for d in r.departures:
+            band = "stock < 10" if d.stock < 10 else "stock 10-19" if d.stock < 20 else "stock 20+"
+            bands.setdefault(band, []).append(d.gain)
+    for band in ("stock 20+", "stock 10-19", "stock < 10"):
+        row(band, bands.get(band, []), games)
+    knocks: dict[int, list[float]] = {}  # a knock where the other plays on, by 5 stock cards
+    for r in results:
+        for d in r.departures:
+            if "knock" in (d.strong, d.expert):
+                knocks.setdefault(d.stock // 5 * 5, []).append(d.gain)
+    for low in sorted(knocks, reverse=True):
+        row(f"knock, stock {low}-{low + 4}", knocks[low], games)
     print(f"  {time.perf_counter() - start:.0f} s")
 
 

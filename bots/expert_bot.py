@@ -37,11 +37,15 @@ differences are not drowned in the deals' luck.
   played to the end of the hand on every world by a fast policy for both seats
   (:mod:`rummyhall.bots.playouts`, scored exactly as the rules score), on the same
   worlds; the strong bot's choice stands unless the other gains ``playout_margin``
-  points per hand and ``switch_z`` standard errors of the paired difference. The
-  discard and the knock can be played out too (``playouts``), but the playout policy
-  is weaker than the strong bot, and judging those by it lost clearly in the arena
-  (35% of 40 games at 16 worlds), so by default only the draw is, where both candidates
-  go on with the same policy and its bias largely cancels.
+  points per hand and ``switch_z`` standard errors of the paired difference.
+- **Gin's knock: playouts, early in the hand.** Two seats of Gin, while the stock holds
+  ``knock_playout_stock`` cards or more, the lowest legal knock is weighed against the
+  discard the strong bot would make: the knock by its showdown on each world, the
+  discard by a playout. Later the playouts knock too often (valued on the true cards,
+  those late knocks lost points), and the strong bot's knock with the check above rules.
+- The discard can be played out too (``playouts``), but the playout policy is weaker
+  than the strong bot, and judging every decision by it lost clearly in the arena (35%
+  of 40 games at 16 worlds), so by default it is not.
 - The other games' draws, Chicago's knock, Three Thirteen's going out and Basic Rummy's
   melding are the strong bot's rules.
 
@@ -126,10 +130,11 @@ class ExpertParams:
     shunned_points: float = 4.0  # Gin: a sampled hand's contradiction weighs this miss
     clock: str = "wall"  # what the budget counts: "wall" time or the thread's "cpu" time
     wall_cap_ms: float | None = None  # with the cpu clock, a wall-time cap (None: 5 x budget)
-    playouts: tuple[str, ...] = ("draw",)  # Gin's decisions judged by playouts (PLAYOUTS)
+    playouts: tuple[str, ...] = ("draw", "knock")  # Gin's decisions judged by playouts (PLAYOUTS)
     playout_candidates: int = 3  # Gin: discards played out, the strong bot's best
     playout_margin: float = 0.5  # points per hand an alternative must gain over the strong choice
     playout_knock_risk: float = 0.02  # the playout policy's knock threshold (undercut chance)
+    knock_playout_stock: int = 25  # Gin: the knock is played out only with this many stock cards
 
     def __post_init__(self) -> None:
         if not set(self.playouts) <= set(PLAYOUTS):
@@ -268,7 +273,8 @@ class _Search:
             return self.gin_draw(fallback)
         if self.view.phase != "play":
             return fallback  # drawing: the strong bot's rule (see the module docstring)
-        if "discard" in plays or ("knock" in plays and self.lowest_knock() is not None):
+        if "discard" in plays or ("knock" in plays and self.plays_knock()
+                                 and self.lowest_knock() is not None):
             return self.gin_play(fallback)
         if self.view.game == "gin" and isinstance(fallback, Knock):
             return self.run_knock(fallback)
@@ -286,6 +292,12 @@ class _Search:
         return self.discard(None)
 
     # ------------------------------------------------------------------ Gin: playouts
+
+    def plays_knock(self) -> bool:
+        """Whether Gin's knock is judged by playouts now: ``playouts`` names it and the stock
+        still holds ``knock_playout_stock`` cards (later the playouts knock too often)."""
+        return ("knock" in self.params.playouts
+                and self.view.stock_count >= self.params.knock_playout_stock)
 
     def playout(self) -> GinPlayout:
         return GinPlayout(self.rules, self.view.options,
@@ -323,7 +335,7 @@ class _Search:
             return fallback
         ranked = self.turn.ranked_discards(list(discards))
         knock = None
-        if "knock" in plays:
+        if self.plays_knock():
             knock = fallback if isinstance(fallback, Knock) else self.lowest_knock()
         elif isinstance(fallback, Knock):
             return self.run_knock(fallback)

@@ -286,3 +286,23 @@ def test_late_in_a_gin_hand_the_sampled_opponent_holds_melds_as_a_real_one_does(
     assert len(sampled[True]) >= 20
     assert statistics.mean(sampled[True]) < 12
     assert statistics.mean(sampled[False]) > 16
+
+
+def test_gins_knock_is_played_out_only_while_the_stock_holds_enough_cards() -> None:
+    """Knocking where the strong bot plays on comes from the knock's playouts alone, and
+    only with ``knock_playout_stock`` stock cards or more (0: at any stock)."""
+    early: dict[int, list[int]] = {20: [], 0: []}  # stock counts where the expert knocked
+    for seed in range(1, 13):
+        for least, knocked in early.items():
+            params = ExpertParams(budget_ms=None, max_worlds=8, playouts=("draw", "knock"),
+                                  knock_playout_stock=least)
+            expert, strong = ExpertBot(params, random.Random(seed)), StrongBot()
+            for game, view in views_of_seat("gin", 2, seed):
+                legal = game.legal_actions()
+                mine, theirs = expert.choose(view, legal), strong.choose(view, legal)
+                if isinstance(mine, Knock) and not isinstance(theirs, Knock):
+                    knocked.append(view.stock_count)
+        if early[20] and any(n < 20 for n in early[0]):
+            break
+    assert early[20] and min(early[20]) >= 20
+    assert any(n < 20 for n in early[0])
