@@ -239,13 +239,13 @@ def main() -> None:
             bands.setdefault(band, []).append(d.gain)
     for band in ("stock 20+", "stock 10-19", "stock < 10"):
         row(band, bands.get(band, []), games)
-    knocks: dict[int, list[float]] = {}  # a knock where the other plays on, by 5 stock cards
+    by_stock: dict[int, list[float]] = {}  # a knock where the other plays on, by 5 stock cards
     for r in results:
         for d in r.departures:
             if "knock" in (d.strong, d.expert):
-                knocks.setdefault(d.stock // 5 * 5, []).append(d.gain)
-    for low in sorted(knocks, reverse=True):
-        row(f"knock, stock {low}-{low + 4}", knocks[low], games)
+                by_stock.setdefault(d.stock // 5 * 5, []).append(d.gain)
+    for low in sorted(by_stock, reverse=True):
+        row(f"knock, stock {low}-{low + 4}", by_stock[low], games)
     print(f"  {time.perf_counter() - start:.0f} s")
 
 
