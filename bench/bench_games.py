@@ -40,15 +40,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -136,55 +133,16 @@ PURE = ", pure"  # the pure path's lines, when this process runs the compiled on
 BASE = ", baseline"  # the baseline tree's lines (--baseline)
 
 
-def tree_path(tree: str, tmp: str) -> str:
-    """A folder of links laid out as ``tree``'s package installs (its pyproject.toml's
-    package-dir): put first on PYTHONPATH, it imports that tree's ``rummyhall``."""
-    root = Path(tree).resolve()
-    config = tomllib.loads((root / "pyproject.toml").read_text())
-    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
-    links = Path(tmp) / "baseline"
-    for package, folder in sorted(mapping.items()):
-        target = links.joinpath(*package.split("."))
-        target.mkdir(parents=True, exist_ok=True)
-        for entry in (root / folder).iterdir():
-            file = entry.suffix in (".py", ".json") or entry.name == "py.typed"
-            subpackage = entry.is_dir() and (entry / "__init__.py").exists() and \
-                f"{package}.{entry.name}" not in mapping  # (the console)
-            if file or subpackage:
-                (target / entry.name).symlink_to(entry)
-    return str(links)
-
-
-class Baseline:
-    """The baseline tree's copy of this bench, timing its rounds when asked (the
-    protocol of bench/paths.py: one JSON request a line, one answer a line)."""
-
-    def __init__(self, tree: str, tmp: str, argv: Sequence[str]) -> None:
-        script = Path(tree).resolve() / "bench" / "bench_games.py"
-        env = {**os.environ, "PYTHONPATH": tree_path(tree, tmp), "RUMMYHALL_COMPILED": "off"}
-        self.child = subprocess.Popen([sys.executable, str(script), *argv, paths.SERVE_FLAG],
-                                      env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      text=True)
-
-    def run(self, key: str, seconds: float) -> tuple[float, float]:
-        stdin, stdout = self.child.stdin, self.child.stdout
-        assert stdin is not None and stdout is not None
-        stdin.write(json.dumps({"key": key, "seconds": seconds}) + "\n")
-        stdin.flush()
-        answer = stdout.readline()
-        if not answer:
-            raise RuntimeError(f"the baseline's process ended (exit {self.child.wait()})")
-        rate, moves = json.loads(answer)
-        return float(rate), float(moves)
-
-    def close(self) -> None:
-        if self.child.stdin is not None:
-            self.child.stdin.close()
-        self.child.wait(timeout=60)
+def start_baseline(tree: str, tmp: str, argv: Sequence[str]) -> paths.ChildRounds:
+    """The baseline tree's copy of this bench, on the pure path, timing its rounds when
+    asked."""
+    script = Path(tree).resolve() / "bench" / "bench_games.py"
+    env = {**os.environ, "PYTHONPATH": paths.tree_links(tree, tmp), "RUMMYHALL_COMPILED": "off"}
+    return paths.ChildRounds(str(script), argv, env, "baseline")
 
 
 def hands(seconds: float, rounds: int, rng: random.Random,
-          pure: paths.PurePath | None, base: Baseline | None = None) -> None:
+          pure: paths.ChildRounds | None, base: paths.ChildRounds | None = None) -> None:
     works = hand_works(rng)
     ours = list(works)
     try:
@@ -206,7 +164,8 @@ def hands(seconds: float, rounds: int, rng: random.Random,
                 rate, moves = pure.run(name, seconds / rounds)
                 figures[name + PURE].append((rate, moves))
             if base is not None and name in ours:
-                figures[name + BASE].append(base.run(name, seconds / rounds))
+                rate, moves = base.run(name, seconds / rounds)
+                figures[name + BASE].append((rate, moves))
     print(f"one hand, uniform random legal actions (this process: the {paths.label()} path)")
     for name, runs in figures.items():
         print(hand_line(name, runs, figures))
@@ -285,7 +244,7 @@ def main() -> None:
         base = None
         if args.baseline:
             argv = ["--seconds", str(args.seconds), "--rounds", str(args.rounds)]
-            base = Baseline(args.baseline, tmp, argv)
+            base = start_baseline(args.baseline, tmp, argv)
             print(f"(baseline: {args.baseline}, pure path, in a child process)")
         hands(args.seconds, max(1, args.rounds), rng, pure, base)
         if base is not None:

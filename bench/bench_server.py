@@ -43,10 +43,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 import msgpack
+import paths
 import trio
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -629,26 +629,8 @@ def against_echo(figures: dict[str, float], floor: dict[str, float]) -> None:
 
 def baseline_env(tree: str, tmp: str) -> dict[str, str]:
     """The environment that runs ``python -m rummyhall`` from another source tree of the
-    project (a checkout of main, say): a tree of links laid out as the package installs
-    (its pyproject.toml's package-dir), first on PYTHONPATH."""
-    root = Path(tree).resolve()
-    config = tomllib.loads((root / "pyproject.toml").read_text())
-    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
-    links = Path(tmp) / "baseline"
-    for package, folder in sorted(mapping.items()):
-        target = links.joinpath(*package.split("."))
-        target.mkdir(parents=True, exist_ok=True)
-        for entry in (root / folder).iterdir():
-            if entry.suffix in (".py", ".json") or entry.name == "py.typed":
-                (target / entry.name).symlink_to(entry)
-    for package, folder in mapping.items():  # (a subpackage's own folders: the console)
-        for sub in (root / folder).iterdir():
-            if sub.is_dir() and (sub / "__init__.py").exists() and \
-                    f"{package}.{sub.name}" not in mapping:
-                dest = links.joinpath(*package.split("."), sub.name)
-                if not dest.exists():
-                    dest.symlink_to(sub)
-    return {**os.environ, "PYTHONPATH": str(links)}
+    project (bench/paths.py's tree of links first on PYTHONPATH)."""
+    return {**os.environ, "PYTHONPATH": paths.tree_links(tree, tmp)}
 
 
 def compare(args: argparse.Namespace, per: int, tmp: str) -> None:

@@ -241,7 +241,7 @@ class Timing:
     rounds: int
     check: int  # hands compared with Rummy Hall's counts
     only: str = ""  # time only the lines whose label contains this
-    pure: paths.PurePath | None = None  # the pure path's process, beside the compiled one
+    pure: paths.ChildRounds | None = None  # the pure path's process, beside the compiled one
     served: dict[str, Callable[[float], list[float]]] | None = None  # the child's rounds
 
 

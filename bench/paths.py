@@ -14,7 +14,9 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import IO
 
 from rummyhall import compiled
@@ -37,14 +39,16 @@ def note() -> str:
             "path's columns)")
 
 
-class PurePath:
-    """The child process that times the pure path's rounds when the parent asks."""
+class ChildRounds:
+    """A child copy of a bench that times its rounds when the parent asks (one JSON
+    request a line, one answer a line: :func:`serve`)."""
 
-    def __init__(self, script: str, argv: Sequence[str]) -> None:
-        env = {**os.environ, compiled.ENV: "off"}
-        self.child = subprocess.Popen([sys.executable, script, *argv, SERVE_FLAG], env=env,
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      text=True)
+    def __init__(self, script: str, argv: Sequence[str], env: Mapping[str, str],
+                 what: str) -> None:
+        self.what = what
+        self.child = subprocess.Popen([sys.executable, script, *argv, SERVE_FLAG],
+                                      env=dict(env), stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, text=True)
 
     def run(self, key: str, seconds: float) -> list[float]:
         """The figures of one round of ``key`` timed by the child."""
@@ -54,7 +58,7 @@ class PurePath:
         stdin.flush()
         answer = stdout.readline()
         if not answer:
-            raise RuntimeError(f"the pure path's process ended (exit {self.child.wait()})")
+            raise RuntimeError(f"the {self.what}'s process ended (exit {self.child.wait()})")
         return [float(x) for x in json.loads(answer)]
 
     def close(self) -> None:
@@ -63,9 +67,31 @@ class PurePath:
         self.child.wait(timeout=60)
 
 
-def start(script: str, argv: Sequence[str]) -> PurePath | None:
+def start(script: str, argv: Sequence[str]) -> ChildRounds | None:
     """The pure path's child when this process runs the compiled path, else None."""
-    return PurePath(script, argv) if compiled.status().active else None
+    if not compiled.status().active:
+        return None
+    return ChildRounds(script, argv, {**os.environ, compiled.ENV: "off"}, "pure path")
+
+
+def tree_links(tree: str, tmp: str) -> str:
+    """A folder of links laid out as another source tree of the project (a checkout of
+    main, say) installs its package (its pyproject.toml's package-dir): put first on
+    PYTHONPATH, it imports that tree's ``rummyhall``."""
+    root = Path(tree).resolve()
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    links = Path(tmp) / "baseline"
+    for package, folder in sorted(mapping.items()):
+        target = links.joinpath(*package.split("."))
+        target.mkdir(parents=True, exist_ok=True)
+        for entry in (root / folder).iterdir():
+            file = entry.suffix in (".py", ".json") or entry.name == "py.typed"
+            subpackage = entry.is_dir() and (entry / "__init__.py").exists() and \
+                f"{package}.{entry.name}" not in mapping  # (the console)
+            if file or subpackage:
+                (target / entry.name).symlink_to(entry)
+    return str(links)
 
 
 def serve(rounds: Mapping[str, Callable[[float], Sequence[float]]],
