@@ -287,11 +287,8 @@ class StrongTurn:
         ev, hand = self.eval, self.view.hand
         h, limit, bonus = race
         take = math.inf
-        large = len(grown) - 1 > self.params.race_large_cards
-        for v, _, c in choices[:1 if large else 2]:  # (the solver's cost)
-            kept = tuple(x for x in grown if x != c)
-            chance, later = ev.draw_chances(kept, limit)
-            take = min(take, h * v + (1.0 - h) * (later + bonus * (1.0 - chance)))
+        for v, _, c in choices[:1 if self.race_large(len(grown) - 1) else 2]:  # (solves)
+            take = min(take, self.race_value(tuple(x for x in grown if x != c), v, race))
         p, at_end, not_end = ev.draw_outcomes(hand, limit)
         g = ev.potential(hand)
         rest = h * not_end + (1.0 - h) * (not_end - g + bonus * (1.0 - p))
@@ -321,18 +318,16 @@ class StrongTurn:
         ranked: list[tuple[float, int, Card]] = []
         race = self.race_terms()
         race_candidates = self.params.race_candidates
-        if self.game == "three_thirteen" and len(hand) > self.params.race_large_cards + 1:
+        if self.race_large(len(hand) - 1):
             race_candidates = self.params.race_candidates_large  # (the solver's cost)
         for i, (pre, neg_points, c) in enumerate(first):
             if race is not None:
-                h, limit, bonus = race
                 if i < race_candidates:
-                    kept = tuple(x for x in hand if x != c)
-                    chance, later = self.eval.draw_chances(kept, limit)
-                    ends = (1.0 - h) * (later + bonus * (1.0 - chance))
+                    value = self.race_value(tuple(x for x in hand if x != c), after[c], race)
                 else:
-                    ends = (1.0 - h) * (after[c] + bonus)
-                cost = h * after[c] + ends + (pre - after[c])
+                    h, _, bonus = race
+                    value = h * after[c] + (1.0 - h) * (after[c] + bonus)
+                cost = value + (pre - after[c])
             elif i < self.params.candidates and self.beta > 0:
                 kept = tuple(x for x in hand if x != c)
                 cost = self.eval.value(kept, self.beta, after[c]) + (pre - after[c])
@@ -341,6 +336,20 @@ class StrongTurn:
             ranked.append((cost, neg_points, c))
         ranked.sort()
         return [(cost, c) for cost, _, c in ranked]
+
+    def race_value(self, kept: tuple[Card, ...], dd: float,
+                   race: tuple[float, int, float]) -> float:
+        """The race value of keeping ``kept`` (``dd`` its deadwood), lower is better:
+        ``h * dd + (1 - h) * (E[dd after the next draw] + B * (1 - P(the next draw ends
+        it)))``, ``race`` being :meth:`race_terms`'s ``(h, limit, B)``."""
+        h, limit, bonus = race
+        chance, later = self.eval.draw_chances(kept, limit)
+        return h * dd + (1.0 - h) * (later + bonus * (1.0 - chance))
+
+    def race_large(self, kept: int) -> bool:
+        """A Three Thirteen kept hand of more than ``race_large_cards`` cards, where the
+        race weighs fewer hands (wild cards make the solves dear)."""
+        return self.game == "three_thirteen" and kept > self.params.race_large_cards
 
     def race_terms(self) -> tuple[float, int, float] | None:
         """Chicago's race to end the hand: whoever ends it scores a few points and the
