@@ -1,11 +1,11 @@
 """Where the server's CPU goes per action, stage by stage (prints figures, asserts nothing).
 
     python bench/profile_action.py [--tables 16] [--idle 1000] [--seconds 10] [--procs 2]
-                                   [--no-journal]
+                                   [--no-journal] [--sample]
 
-It starts the server twice on bench/bench_server.py's full-speed Gin load (the same
-client processes, the same idle connections), each time in a fresh process with the
-journal on a temporary file (the default policy):
+It starts the server twice (three times with ``--sample``) on bench/bench_server.py's
+full-speed Gin load (the same client processes, the same idle connections), each time in
+a fresh process with the journal on a temporary file (the default policy):
 
 1. **plain**: ``rummyhall serve`` as it ships, for the CPU per action with no
    instrumentation at all;
@@ -36,6 +36,15 @@ write          the flusher and the non-blocking ``send`` to each socket
 lobby          the lobby's table updates (every connection, idle ones included)
 =============  ======================================================================
 
+3. **sampled** (``--sample``, when ``py-spy`` is installed: ``pip install py-spy``; it is
+   never a dependency of Rummy Hall): the plain server once more, sampled from outside
+   by ``py-spy record --nonblocking`` (no code in the server changes, so nothing is
+   added to what it measures). It prints the server thread's samples by task (the
+   tables, the flusher with its socket writes and journal commits, the sessions, the
+   lobby's rounds, the clocks, and trio's own loop: scheduling and ``epoll``) and the
+   functions with the most samples of their own. py-spy may need the right to trace
+   another process (root, or ``kernel.yama.ptrace_scope`` 0).
+
 Each stage is printed in microseconds per action (the server's CPU between the first and
 the last second of the load, over the actions the clients saw acknowledged) and as a
 share of the timed server's CPU. The timers cost about a microsecond per timed call;
@@ -48,6 +57,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -232,9 +242,10 @@ def pair_cost() -> float:
 # ---------------------------------------------------------------- orchestration
 
 
-def measure(args: argparse.Namespace, tmp: str, label: str, timed_run: bool
-            ) -> dict[str, Any]:
-    """One server under the load: its CPU per action (and the stages if ``timed_run``)."""
+def measure(args: argparse.Namespace, tmp: str, label: str, timed_run: bool,
+            sampler: str | None = None) -> dict[str, Any]:
+    """One server under the load: its CPU per action (and the stages if ``timed_run``;
+    py-spy's samples, written to ``<tmp>/<label>.raw``, with ``sampler``)."""
     port = free_port()
     data = os.path.join(tmp, f"{label}.sqlite3")
     serve = server_command(port, data, journal=not args.no_journal)
@@ -255,8 +266,17 @@ def measure(args: argparse.Namespace, tmp: str, label: str, timed_run: bool
         time.sleep(1.0)  # the tables set up and start: counted from the second second
         if timed_run:
             server.send_signal(signal.SIGUSR1)
+        spy = None
+        if sampler is not None:  # (the middle of the load: it stops a second early)
+            spy = subprocess.Popen(
+                [sampler, "record", "--nonblocking", "--pid", str(server.pid), "--rate",
+                 str(SAMPLE_RATE), "--duration", str(max(1, int(args.seconds) - 2)),
+                 "--format", "raw", "--output", os.path.join(tmp, f"{label}.raw")],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cpu_before, began = cpu_seconds(server.pid), time.perf_counter()
         results = collect(play)
+        if spy is not None:
+            spy.wait(timeout=60)
         cpu = cpu_seconds(server.pid) - cpu_before
         elapsed = time.perf_counter() - began
         if timed_run:
@@ -301,6 +321,72 @@ def report(plain: dict[str, Any], timed_figures: dict[str, Any]) -> None:
           f"({plain['rate']:,.0f} actions/s)")
 
 
+# ---------------------------------------------------------------- the sampled pass
+
+SAMPLE_RATE = 250  # samples a second
+#: The server thread's tasks, by a frame of their stack (the first found from the root).
+TASKS = (
+    ("Table.run", "tables (their commands, prompts and events; the rules)"),
+    ("Flusher.run", "flusher (journal commits, socket writes)"),
+    ("ServerSession.", "sessions (reading, decoding, the hand-over to a table)"),
+    ("Lobby._send_updates", "lobby rounds (table updates to every connection)"),
+    ("Lobby.", "lobby requests"),
+    ("Alarms.run", "alarm clock"),
+    ("Hall._watch_idle", "idle watchdog"),
+    ("Journal.", "journal (checkpoints)"),
+)
+
+
+def find_sampler() -> str | None:
+    """py-spy's program: beside this Python, or on the PATH."""
+    here = Path(sys.executable).with_name("py-spy")
+    return str(here) if here.exists() else shutil.which("py-spy")
+
+
+def frame_name(frame: str) -> str:
+    """``Function (path/file.py:line)`` without the line and with the path cut short."""
+    name, _, where = frame.partition(" (")
+    where = where.rstrip(")").rsplit(":", 1)[0]
+    marker = "/rummyhall/"
+    if marker in where:
+        where = where[where.rindex(marker) + 1:]
+    elif "site-packages/" in where:
+        where = where.split("site-packages/", 1)[1]
+    else:
+        where = Path(where).name
+    return f"{name} ({where})"
+
+
+def sampled_report(raw: str) -> None:
+    """Print the server thread's samples by task and its top functions (own samples)."""
+    tasks: dict[str, int] = {}
+    own: dict[str, int] = {}
+    main_thread = other = 0
+    for line in Path(raw).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        n = int(count)
+        if any("threading.py" in f for f in frames[:3]):
+            other += n  # a worker thread (SQLite's checkpoints, trio's thread cache)
+            continue
+        main_thread += n
+        task = next((label for key, label in TASKS if any(f.startswith(key) for f in frames)),
+                    "trio's loop (scheduling, epoll, wake-ups) and the rest")
+        tasks[task] = tasks.get(task, 0) + n
+        leaf = frame_name(frames[-1])
+        own[leaf] = own.get(leaf, 0) + n
+    if not main_thread:
+        print("  sampled: no samples (is py-spy allowed to trace the server?)")
+        return
+    print(f"  sampled (py-spy, {SAMPLE_RATE}/s): {main_thread:,} samples of the server "
+          f"thread, {other:,} of worker threads")
+    for task, n in sorted(tasks.items(), key=lambda kv: -kv[1]):
+        print(f"    {n / main_thread:6.1%}  {task}")
+    print("  functions with the most samples of their own (the server thread):")
+    for leaf, n in sorted(own.items(), key=lambda kv: -kv[1])[:15]:
+        print(f"    {n / main_thread:6.1%}  {leaf}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -309,14 +395,25 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument("--no-journal", action="store_true")
+    parser.add_argument("--sample", action="store_true",
+                        help="also sample the plain server with py-spy (if installed)")
     args = parser.parse_args()
+    sampler = find_sampler() if args.sample else None
+    if args.sample and sampler is None:
+        print("--sample: py-spy is not installed (pip install py-spy); no sampled pass")
     print(f"loopback, {os.cpu_count()} cores; {args.tables} Gin tables at full speed, "
           f"{args.idle} idle connections, {args.seconds:g} s; journal "
           f"{'off' if args.no_journal else 'on a file'}")
     with tempfile.TemporaryDirectory() as tmp:
         plain = measure(args, tmp, "plain", False)
         timed_figures = measure(args, tmp, "timed", True)
-    report(plain, timed_figures)
+        report(plain, timed_figures)
+        if sampler is not None:
+            sampled = measure(args, tmp, "sampled", False, sampler)
+            print(f"  sampled server (no timers): "
+                  f"{sampled['cpu'] / sampled['actions'] * 1e6:.1f} us per action "
+                  f"({sampled['rate']:,.0f} actions/s)")
+            sampled_report(os.path.join(tmp, "sampled.raw"))
 
 
 if __name__ == "__main__":
