@@ -22,13 +22,13 @@ divided by the games), the measure that adds up to a win rate.
 ``--off`` switches parts of the expert's search off, to see what each gives: ``draw``
 (the draw's playouts), ``discard`` (the sampled feed of the discard), ``knock`` (the
 knock's sampled undercut check). The games are those of the arena for the same seed
-(the first ``--sets`` deal sets). ``--knock-stock N`` adds the knock to the
-expert's playouts (``playouts=("draw", "knock")``), judged so while the stock holds at
-least N cards (``knock_playout_stock``; 0: always). The departures are also counted by
-the stock at the decision (fewer than 10 cards, 10 to 19, 20 or more; those about a
-knock by five stock cards). The expert's
-clock (``--think-ms`` of CPU time, or ``--expert-worlds`` per decision and no clock)
-decides as in the arena.
+(the first ``--sets`` deal sets). The knock is among the expert's playouts by default
+(``playouts=("draw", "knock")``), judged so while the stock holds at least
+``knock_playout_stock`` cards (25); ``--knock-stock N`` sets that to N (0: always).
+The departures are also counted by the stock at the decision (fewer than 10 cards, 10
+to 19, 20 or more; those about a knock by five stock cards). The expert's clock
+(``--think-ms`` of CPU time, or ``--expert-worlds`` per decision and no clock) decides
+as in the arena.
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
     base = (ExpertParams(budget_ms=None, max_worlds=worlds) if worlds is not None
             else ExpertParams(budget_ms=think_ms, clock="cpu"))
     if knock_stock is not None:
-        base = dataclasses.replace(base, playouts=(*base.playouts, "knock"),
-                                   knock_playout_stock=knock_stock)
+        playouts = base.playouts if "knock" in base.playouts else (*base.playouts, "knock")
+        base = dataclasses.replace(base, playouts=playouts, knock_playout_stock=knock_stock)
     if "draw" in off:
         base = dataclasses.replace(base, playouts=())
     if "discard" in off:  # every strong ranking is "clear": no search
@@ -217,8 +217,8 @@ def main() -> None:
               else f"{args.think_ms:g} ms CPU")
     wins = sum(r.won for r in results)
     decisions = sum(r.decisions for r in results)
-    knocks = ("no knock playouts" if args.knock_stock is None
-              else f"knock played out from {args.knock_stock} stock cards")
+    knocks = f"knock played out from {params.knock_playout_stock} stock cards" \
+        if "knock" in params.playouts else "no knock playouts"
     print(f"two-seat Gin, expert ({budget}; off: {','.join(sorted(off)) or 'none'}; {knocks}) "
           f"vs strong, "
           f"seed {args.seed}: {games} games, expert won {wins} ({wins / games:.1%}); "
