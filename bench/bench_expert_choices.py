@@ -1,8 +1,10 @@
-"""Where the expert departs from the strong bot in two-seat Gin, and what each departure is worth.
+"""Where the expert departs from the strong bot (two seats), and what each departure is worth.
 
-    python bench/bench_expert_choices.py [--sets 40] [--rollouts 8] [--think-ms 20]
+    python bench/bench_expert_choices.py [--game gin|chicago] [--sets 40] [--rollouts 8]
+                                         [--think-ms 20]
                                          [--expert-worlds N] [--off draw,discard,knock]
-                                         [--knock-stock N] [--jobs 2] [--seed 1]
+                                         [--knock-stock N] [--chicago-playouts draw,knock]
+                                         [--jobs 2] [--seed 1]
 
 An arena game's win rate moves only where the expert's choice differs from the strong
 bot's, and it moves slowly: a few hundred games say little. This bench looks at those
@@ -13,7 +15,8 @@ two differ it values both choices on the *true* cards: ``--rollouts`` copies of 
 each with the stock reshuffled (the one thing neither seat knows), play the rest of the
 hand with the strong bot at both seats after each choice, on the same shuffles. The
 expert's gain is the mean difference of its seat's points minus the opponent's over the
-hand (what the hand's result gives them), the strong bot's choice being the baseline (a
+hand (what the hand's result gives them; in Chicago, whose points are a cost, the
+opponent's minus its own), the strong bot's choice being the baseline (a
 gain of 0 by construction). The figures are grouped by what the strong bot would have
 done and what the expert did (draw, discard, knock), with the mean gain per departure
 and its 95% interval over departures, and the gain per game (the sum over departures
@@ -24,7 +27,9 @@ divided by the games), the measure that adds up to a win rate.
 knock's sampled undercut check). The games are those of the arena for the same seed
 (the first ``--sets`` deal sets). The knock is among the expert's playouts by default
 (``playouts=("draw", "knock")``), judged so while the stock holds at least
-``knock_playout_stock`` cards (25); ``--knock-stock N`` sets that to N (0: always).
+``knock_playout_stock`` cards (25); ``--knock-stock N`` sets that to N (0: always). In
+Chicago the expert plays out what ``chicago_playouts`` names (nothing by default);
+``--chicago-playouts draw,knock`` sets it, and ``--off draw`` switches every playout off.
 The departures are also counted by the stock at the decision (fewer than 10 cards, 10
 to 19, 20 or more; those about a knock by five stock cards). The expert's clock
 (``--think-ms`` of CPU time, or ``--expert-worlds`` per decision and no clock) decides
@@ -78,7 +83,7 @@ def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
         playouts = base.playouts if "knock" in base.playouts else (*base.playouts, "knock")
         base = dataclasses.replace(base, playouts=playouts, knock_playout_stock=knock_stock)
     if "draw" in off:
-        base = dataclasses.replace(base, playouts=())
+        base = dataclasses.replace(base, playouts=(), chicago_playouts=())
     if "discard" in off:  # every strong ranking is "clear": no search
         base = dataclasses.replace(base, clear_cost=-math.inf)
     if "knock" in off:  # no sampled risk refuses the strong bot's knock
@@ -86,10 +91,15 @@ def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
     return base
 
 
+GAME_TITLES = {"gin": "Gin", "chicago": "Chicago"}
+
+
 def hand_value(game: Game, seat: int, action: SeatAction, bots: list[StrongBot],
                rng: random.Random) -> int:
-    """``seat``'s points minus the other's over the rest of the hand after ``action``, the
-    stock reshuffled by ``rng`` and the strong bot (copies of ``bots``) at both seats."""
+    """What the rest of the hand after ``action`` gains ``seat`` against the other (its
+    points minus the other's; in Chicago, where points are a cost, the other's minus its
+    own), the stock reshuffled by ``rng`` and the strong bot (copies of ``bots``) at both
+    seats."""
     g = copy.deepcopy(game)
     rng.shuffle(g.stock)
     players = [copy.deepcopy(b) for b in bots]
@@ -104,7 +114,8 @@ def hand_value(game: Game, seat: int, action: SeatAction, bots: list[StrongBot],
     if len(g.results) == scored:
         return 0
     points = g.results[-1].points
-    return points[seat] - points[1 - seat]
+    gain = points[seat] - points[1 - seat]
+    return -gain if g.name == "chicago" else gain
 
 
 @dataclass
@@ -124,6 +135,7 @@ class GameResult:
 
 @dataclass(frozen=True)
 class Task:
+    game: str
     params: ExpertParams
     seed: int
     deal_set: int
@@ -134,7 +146,7 @@ class Task:
 def play(task: Task) -> GameResult:
     """One arena game, expert at seat ``rotation``, its departures valued."""
     dealer = stream(task.seed, task.deal_set, "dealer").randrange(2)
-    game = new_game("gin", {}, players=2, first_dealer=dealer)
+    game = new_game(task.game, {}, players=2, first_dealer=dealer)
     me = task.rotation
     expert = ExpertBot(task.params, stream(task.seed, task.deal_set, task.rotation, "seat", me))
     other = StrongBot()
@@ -192,6 +204,7 @@ def row(label: str, gains: list[float], games: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=("gin", "chicago"), default="gin")
     parser.add_argument("--sets", type=int, default=40, help="deal sets (2 games each)")
     parser.add_argument("--rollouts", type=int, default=8, help="rollouts per choice")
     parser.add_argument("--think-ms", type=float, default=20.0, help="the expert's CPU budget")
@@ -200,6 +213,9 @@ def main() -> None:
     parser.add_argument("--off", default="", help=f"parts switched off: {','.join(PARTS)}")
     parser.add_argument("--knock-stock", type=int, default=None,
                         help="play the knock out from this many stock cards up")
+    parser.add_argument("--chicago-playouts", default=None,
+                        help="Chicago's decisions played out (draw,knock; default: the "
+                             "expert's own)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -207,7 +223,10 @@ def main() -> None:
     if not off <= set(PARTS):
         parser.error(f"--off takes {', '.join(PARTS)}")
     params = expert_params(args.think_ms, args.expert_worlds, off, args.knock_stock)
-    tasks = [Task(params, args.seed, d, r, args.rollouts)
+    if args.chicago_playouts is not None and "draw" not in off:
+        params = dataclasses.replace(params, chicago_playouts=tuple(
+            p for p in args.chicago_playouts.split(",") if p))
+    tasks = [Task(args.game, params, args.seed, d, r, args.rollouts)
              for d in range(args.sets) for r in range(2)]
     start = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
@@ -219,8 +238,10 @@ def main() -> None:
     decisions = sum(r.decisions for r in results)
     knocks = f"knock played out from {params.knock_playout_stock} stock cards" \
         if "knock" in params.playouts else "no knock playouts"
-    print(f"two-seat Gin, expert ({budget}; off: {','.join(sorted(off)) or 'none'}; {knocks}) "
-          f"vs strong, "
+    if args.game == "chicago":
+        knocks = f"playouts: {','.join(params.chicago_playouts) or 'none'}"
+    print(f"two-seat {GAME_TITLES[args.game]}, expert ({budget}; off: "
+          f"{','.join(sorted(off)) or 'none'}; {knocks}) vs strong, "
           f"seed {args.seed}: {games} games, expert won {wins} ({wins / games:.1%}); "
           f"{decisions} expert decisions, {args.rollouts} rollouts per choice")
     groups: dict[tuple[str, str], list[float]] = {}

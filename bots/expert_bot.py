@@ -46,6 +46,12 @@ differences are not drowned in the deals' luck.
 - The discard can be played out too (``playouts``), but the playout policy is weaker
   than the strong bot, and judging every decision by it lost clearly in the arena (35%
   of 40 games at 16 worlds), so by default it is not.
+- **Two-seat Chicago's draw and knock: playouts, as an option** (``chicago_playouts``,
+  off by default). The same comparison on Chicago's own playouts
+  (:class:`~rummyhall.bots.playouts.ChicagoPlayout`): the top discard against the stock,
+  and the lowest knock (its showdown on each world) against the strong bot's choice.
+  Measured against the strong bot they gained nothing (docs/bots.md), and they cost the
+  budget at every draw, so the strong bot's rules stand unless a caller names them.
 - The other games' draws, Chicago's knock, Three Thirteen's going out and Basic Rummy's
   melding are the strong bot's rules.
 
@@ -83,7 +89,7 @@ from rummyhall.rules import (
     knocker_arrangement,
 )
 
-from .playouts import GinPlayout, SolverMemo, related
+from .playouts import ChicagoPlayout, GinPlayout, SolverMemo, related
 from .sampling import World, sample_world
 from .strong_bot import (
     CHICAGO_OPPONENT,
@@ -107,6 +113,8 @@ GIN_HELD: tuple[tuple[int, float, float], ...] = (
 CLOCKS = ("wall", "cpu")
 #: Gin's decisions the expert may judge by playouts (:class:`ExpertParams` ``playouts``).
 PLAYOUTS = ("draw", "discard", "knock")
+#: Two-seat Chicago's (``chicago_playouts``).
+CHICAGO_PLAYOUTS = ("draw", "knock")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +143,14 @@ class ExpertParams:
     playout_margin: float = 0.5  # points per hand an alternative must gain over the strong choice
     playout_knock_risk: float = 0.02  # the playout policy's knock threshold (undercut chance)
     knock_playout_stock: int = 25  # Gin: the knock is played out only with this many stock cards
+    chicago_playouts: tuple[str, ...] = ()  # two-seat Chicago's, off: no gain measured
 
     def __post_init__(self) -> None:
         if not set(self.playouts) <= set(PLAYOUTS):
             raise ValueError(f"the expert plays out {', '.join(PLAYOUTS)}, not {self.playouts}")
+        if not set(self.chicago_playouts) <= set(CHICAGO_PLAYOUTS):
+            raise ValueError(f"the expert plays out {', '.join(CHICAGO_PLAYOUTS)} in Chicago, "
+                             f"not {self.chicago_playouts}")
         if self.clock not in CLOCKS:
             raise ValueError(f"the expert's clock is one of {', '.join(CLOCKS)}, "
                              f"not {self.clock!r}")
@@ -268,6 +280,13 @@ class _Search:
     def run(self, fallback: SeatAction) -> SeatAction:
         if not self.others:
             return fallback
+        if self.view.game == "chicago" and len(self.others) == 1:
+            chicago = self.params.chicago_playouts
+            if self.view.phase == "draw" and "draw" in chicago:
+                return self.chicago_draw(fallback)
+            if self.view.phase == "play" and "knock" in chicago and any(
+                    isinstance(a, Knock) for a in self.legal):
+                return self.chicago_play(fallback)
         plays = self.params.playouts if self.view.game == "gin" and len(self.others) == 1 else ()
         if self.view.phase == "draw" and "draw" in plays:
             return self.gin_draw(fallback)
@@ -396,6 +415,65 @@ class _Search:
         def own(w: World) -> float:
             return playout.score(mine, best_layoffs(w.hands[other], melds, self.rules).points)
         return own
+
+    # ------------------------------------------------------------------ Chicago: playouts
+
+    def chicago_playout(self) -> ChicagoPlayout:
+        limits = self.view.knock_limits
+        return ChicagoPlayout(self.rules, self.view.options,
+                              (limits[self.seat], limits[self.others[0]]), memo=self.cache)
+
+    def chicago_draw(self, fallback: SeatAction) -> SeatAction:
+        """Two-seat Chicago's draw: the top discard or the stock, judged by playouts
+        (rummy, when the strong bot declares it, at once)."""
+        view, legal = self.view, self.legal
+        take = next((a for a in legal if isinstance(a, DrawDiscard)), None)
+        stock = next((a for a in legal if isinstance(a, DrawStock)), None)
+        if take is None or stock is None or not view.discard_pile or fallback not in (
+                take, stock):
+            return fallback
+        hand, top = view.hand, view.discard_pile[-1]
+        if fallback == stock and not (self.rules.is_wild(top) or related(top, hand)):
+            return fallback  # nothing to meld with it: the stock, as the playouts would
+        playout, other = self.chicago_playout(), self.others[0]
+        return self.compare([
+            (take, lambda w: playout.from_draw(hand, w.hands[other], w.stock, top, True)),
+            (stock, lambda w: playout.from_draw(hand, w.hands[other], w.stock, top, False)),
+        ], fallback)
+
+    def chicago_play(self, fallback: SeatAction) -> SeatAction:
+        """Two-seat Chicago with a knock in hand: the lowest knock against the strong bot's
+        choice (a knock, or its discard), each judged on the same worlds (the knock by its
+        showdown, a discard by a playout)."""
+        discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
+        knock = self.lowest_knock()
+        if knock is None or not discards or (
+                isinstance(fallback, Knock) and fallback.card is not None
+                and self.cache.dd(_without(self.view.hand, fallback.card)) == 0):
+            return fallback  # rummy at once
+        playout, other = self.chicago_playout(), self.others[0]
+        if isinstance(fallback, Knock):
+            card = self.turn.ranked_discards(list(discards))[0][1]
+            home: SeatAction = fallback
+        elif isinstance(fallback, Discard):
+            card, home = fallback.card, fallback
+        else:
+            return fallback
+
+        def showdown(k: Knock) -> Callable[[World], float]:
+            assert k.card is not None
+            left = self.cache.dd(_without(self.view.hand, k.card))
+            return lambda w: playout.showdown(left, w.hands[other])
+
+        kept = _without(self.view.hand, card)
+        cands: list[tuple[SeatAction, Callable[[World], float]]] = [
+            (knock, showdown(knock)),
+            (discards[card], lambda w: playout.after_discard(kept, w.hands[other], w.stock,
+                                                             card)),
+        ]
+        if isinstance(home, Knock) and home != knock:
+            cands.append((home, showdown(home)))
+        return self.compare(cands, home)
 
     def paired_worlds(self, n: int, values: Callable[[World], list[float]],
                       clear: Callable[[list[float], list[list[float]], int], bool]

@@ -1,4 +1,4 @@
-"""Gin Rummy playouts: the rest of a hand played out on one sampled world, in points.
+"""Gin Rummy and Chicago playouts: the rest of a hand played out on one sampled world.
 
 Theory of operation
 -------------------
@@ -31,12 +31,23 @@ defender lays off on it (:func:`~rummyhall.rules.best_layoffs`). Scores are the
 rules': the difference, the gin bonus plus the defender's count, or the undercut bonus
 plus the difference to the defender. A playout returns the viewer's points, positive
 when the viewer scores and negative when the opponent does.
+
+Chicago (two seats, :class:`ChicagoPlayout`) is played the same way with its own end:
+a seat ends the hand as soon as its discard leaves a count within its knock limit (rummy
+at 0), as the simple bot and, early in a hand, the strong bot do; a wild card is always
+worth a look when drawing. Every seat then pays its own least deadwood, and the knocker
+the knock penalty when the other's count is lower (or equal, with
+``knock_penalty_on_tie``). Chicago's points are a cost, so the playout returns the
+opponent's count less the viewer's: what the hand gains the viewer against the other.
+An empty stock ends the playout at 0 (the engine would rebuild it; a hand that long is
+rare, and its end is no one's edge).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Protocol
 
 from rummyhall.rules import (
     Card,
@@ -86,6 +97,37 @@ def related(card: Card, hand: Sequence[Card]) -> bool:
     rank, suit = card & 15, card & 48
     return any((c & 15) == rank or ((c & 48) == suit and abs((c & 15) - rank) <= 2)
                for c in hand)
+
+
+class _DrawnPlayout(Protocol):
+    forbid: bool
+
+    def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
+                   top: Card | None, drawn: Card, forbidden: Card | None) -> int: ...
+
+
+def from_draw(playout: _DrawnPlayout, mine: Sequence[Card], theirs: Sequence[Card],
+              stock: Sequence[Card], *, top: Card | None, take: bool) -> int:
+    """A playout from the viewer's draw: the top discard (``take``; it may then not be
+    discarded when the table forbids it) or the stock's top card (0 when the stock is
+    empty), then the rest of the hand."""
+    stock_left = list(stock)
+    if take and top is not None:
+        drawn, forbidden = top, (top if playout.forbid else None)
+    elif stock_left:
+        drawn, forbidden = stock_left.pop(), None
+    else:
+        return 0
+    return playout.play_drawn(list(mine), list(theirs), stock_left, top=top, drawn=drawn,
+                              forbidden=forbidden)
+
+
+def lowers_count(memo: SolverMemo, hand: Sequence[Card], top: Card, forbid: bool) -> bool:
+    """True if taking ``top`` and discarding the best card (not ``top`` when ``forbid``)
+    leaves less deadwood than ``hand`` holds now."""
+    after = memo.after((*hand, top))
+    best = min((v for c, v in after.items() if not (forbid and c == top)), default=None)
+    return best is not None and best < memo.dd(hand)
 
 
 @lru_cache(maxsize=64)
@@ -157,25 +199,16 @@ class GinPlayout:
     def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
                   stock: Sequence[Card], top: Card | None, take: bool) -> int:
         """The viewer draws (``take``: the top discard, else the stock), then plays on."""
-        hand = list(mine)
-        stock_left = list(stock)
-        if take and top is not None:
-            drawn, forbidden = top, (top if self.forbid else None)
-        else:
-            if not stock_left:
-                return 0
-            drawn, forbidden = stock_left.pop(), None
-        return self.play(hand, list(theirs), stock_left, drawn, sign=1, drawn=drawn,
-                         forbidden=forbidden)
+        return from_draw(self, mine, theirs, stock, top=top, take=take)
+
+    def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
+                   top: Card | None, drawn: Card, forbidden: Card | None) -> int:
+        """The viewer has drawn ``drawn``: the hand played on (see :func:`from_draw`)."""
+        return self.play(mine, theirs, stock, drawn, sign=1, drawn=drawn, forbidden=forbidden)
 
     def takes(self, hand: Sequence[Card], top: Card) -> bool:
         """The policy's draw: True to take ``top`` (see the module docstring)."""
-        if not related(top, hand):
-            return False
-        after = self.memo.after((*hand, top))
-        best = min((v for c, v in after.items() if not (self.forbid and c == top)),
-                   default=None)
-        return best is not None and best < self.memo.dd(hand)
+        return related(top, hand) and lowers_count(self.memo, hand, top, self.forbid)
 
     def play(self, mover: list[Card], waiting: list[Card], stock: list[Card],
              top: Card, sign: int, *, drawn: Card | None = None,
@@ -201,4 +234,73 @@ class GinPlayout:
             if len(stock) <= self.dead:
                 return 0
             mover, waiting, top, sign, drawn = waiting, kept, card, -sign, None
+        return 0
+
+
+class ChicagoPlayout:
+    """The playouts of one two-seat Chicago decision (see the module docstring).
+
+    ``limits`` are the knock limits of the viewer and of the opponent (0: rummy only).
+    """
+
+    def __init__(self, rules: MeldRules, options: Mapping[str, bool | int | str],
+                 limits: tuple[int, int], *, memo: SolverMemo | None = None,
+                 max_turns: int = 60) -> None:
+        self.rules = rules
+        self.memo = memo or SolverMemo(rules)
+        self.limits = limits
+        self.penalty = int(options.get("knock_penalty", 15))
+        self.on_tie = bool(options.get("knock_penalty_on_tie", True))
+        self.forbid = bool(options.get("forbid_discarding_taken_card", True))
+        self.max_turns = max_turns
+
+    def showdown(self, left: int, other: Sequence[Card]) -> int:
+        """The knocker's gain: the other's count less its own (its penalty included)."""
+        theirs = self.memo.dd(other)
+        mine = left
+        if left and (theirs < left or (theirs == left and self.on_tie)):
+            mine += self.penalty
+        return theirs - mine
+
+    def takes(self, hand: Sequence[Card], top: Card) -> bool:
+        """The policy's draw: take ``top`` when it could meld and lowers the count."""
+        return (self.rules.is_wild(top) or related(top, hand)) and lowers_count(
+            self.memo, hand, top, self.forbid)
+
+    def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
+                  stock: Sequence[Card], top: Card | None, take: bool) -> int:
+        """The viewer draws (``take``: the top discard, else the stock), then plays on."""
+        return from_draw(self, mine, theirs, stock, top=top, take=take)
+
+    def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
+                   top: Card | None, drawn: Card, forbidden: Card | None) -> int:
+        """The viewer has drawn ``drawn``: the hand played on (see :func:`from_draw`)."""
+        return self.play(mine, theirs, stock, top, 0, drawn=drawn, forbidden=forbidden)
+
+    def after_discard(self, mine: Sequence[Card], theirs: Sequence[Card],
+                      stock: Sequence[Card], top: Card) -> int:
+        """The viewer has just discarded ``top`` keeping ``mine``: the opponent moves next."""
+        return -self.play(list(theirs), list(mine), list(stock), top, 1)
+
+    def play(self, mover: list[Card], waiting: list[Card], stock: list[Card],
+             top: Card | None, seat: int, *, drawn: Card | None = None,
+             forbidden: Card | None = None) -> int:
+        """Alternate turns from ``mover``'s draw (``seat`` 0: the viewer, 1: the other);
+        returns the gain of ``mover``'s side. With ``drawn``, ``mover`` has drawn it."""
+        memo = self.memo
+        sign = 1
+        for _ in range(self.max_turns + (drawn is not None)):
+            if drawn is None:
+                if top is not None and self.takes(mover, top):
+                    drawn, forbidden = top, (top if self.forbid else None)
+                else:
+                    if not stock:
+                        return 0
+                    drawn, forbidden = stock.pop(), None
+            card, left = memo.best_discard((*mover, drawn), forbidden)
+            kept = [*mover, drawn]
+            kept.remove(card)
+            if left <= self.limits[seat]:
+                return sign * self.showdown(left, waiting)
+            mover, waiting, top, seat, sign, drawn = waiting, kept, card, 1 - seat, -sign, None
         return 0

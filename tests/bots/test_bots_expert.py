@@ -306,3 +306,27 @@ def test_gins_knock_is_played_out_only_while_the_stock_holds_enough_cards() -> N
             break
     assert early[20] and min(early[20]) >= 20
     assert any(n < 20 for n in early[0])
+
+
+def test_two_seat_chicagos_draws_and_knocks_may_be_judged_by_playouts() -> None:
+    """``chicago_playouts`` names the decisions searched by playouts in two-seat Chicago:
+    none, the strong bot's draws stand unsearched; with the draw, draws whose top card
+    could meld are searched; with the knock, turns that hold a knock are. Every answer is
+    legal."""
+    searched: dict[tuple[str, ...], dict[str, int]] = {
+        plays: {"draw": 0, "play": 0} for plays in ((), ("draw",), ("knock",))}
+    for plays, worlds in searched.items():
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=3, chicago_playouts=plays),
+                           random.Random(4))
+        for seed in range(1, 9):
+            for game, view in views_of_seat("chicago", 2, seed):
+                legal = game.legal_actions()
+                action = expert.choose(view, legal)
+                assert action in legal
+                if view.phase == "draw" or any(isinstance(a, Knock) for a in legal):
+                    worlds[view.phase] += expert.last_worlds
+    assert searched[()]["draw"] == 0 == searched["knock",]["draw"]
+    assert searched["draw",]["draw"] > 0
+    assert searched["knock",]["play"] > searched[()]["play"]
+    with pytest.raises(ValueError, match="in Chicago"):
+        ExpertParams(chicago_playouts=("discard",))

@@ -9,7 +9,7 @@ import pytest
 
 from rummyhall.bots import StrongBot, knock_with_melds
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
-from rummyhall.bots.playouts import GinPlayout, knock_thresholds, related
+from rummyhall.bots.playouts import ChicagoPlayout, GinPlayout, knock_thresholds, related
 from rummyhall.rules import (
     Card,
     Discard,
@@ -29,39 +29,47 @@ from rummyhall.rules import (
 
 
 class PolicyBot:
-    """The playout policy as a bot, so that the engine can play what a playout plays."""
+    """A playout's policy as a bot, so that the engine can play what a playout plays
+    (Gin's: the knock by the playout's threshold, laying a best arrangement)."""
 
     name = "policy"
     needs_view = True
 
-    def __init__(self, playout: GinPlayout) -> None:
+    def __init__(self, playout: GinPlayout | ChicagoPlayout) -> None:
         self.playout = playout
 
     def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
         assert view is not None and view.seat is not None
         memo, seat = self.playout.memo, view.seat
-        hand = view.hand
         if view.phase == "draw":
-            top = view.discard_pile[-1]
-            take = related(top, hand) and min(
-                v for c, v in memo.after((*hand, top)).items() if c != top) < memo.dd(hand)
+            take = self.playout.takes(view.hand, view.discard_pile[-1])
             return DrawDiscard(seat) if take else DrawStock(seat)
-        card, left = memo.best_discard(hand, view.taken)
-        if left <= self.playout.threshold(view.stock_count):
-            kept = [c for c in hand if c != card]
-            return knock_with_melds(Knock(seat, card), best_arrangement(kept, memo.rules).melds)
+        card, left = memo.best_discard(view.hand, view.taken)
+        if left <= self.knock_limit(view):
+            return self.knock(view, card)
         return Discard(seat, card)
 
+    def knock_limit(self, view: SeatView) -> int:
+        assert isinstance(self.playout, GinPlayout)
+        return self.playout.threshold(view.stock_count)
 
-def to_seat_draw(seed: int, turns: int) -> Game:
-    """A Gin hand played by strong bots until seat 0's ``turns``-th draw (or None)."""
-    game = new_game("gin", players=2, first_dealer=1)
+    def knock(self, view: SeatView, card: Card) -> SeatAction:
+        assert view.seat is not None
+        kept = [c for c in view.hand if c != card]
+        melds = best_arrangement(kept, self.playout.memo.rules).melds
+        return knock_with_melds(Knock(view.seat, card), melds)
+
+
+def to_seat_draw(seed: int, turns: int, name: str = "gin") -> Game:
+    """A two-seat hand played by strong bots until seat 0's ``turns``-th draw."""
+    game = new_game(name, players=2, first_dealer=1)
     game.apply(seat_order_shuffle(game, deal_slices(game, random.Random(seed))))
     bots = [StrongBot(), StrongBot()]
     seen = 0
     for _ in range(200):
         s = game.to_move
-        assert s is not None and game.phase is not Phase.DEAL
+        if s is None or game.phase is Phase.DEAL:
+            raise EndedFirst
         view = seat_view(game, s)
         if s == 0 and view.phase == "draw":
             seen += 1
@@ -69,6 +77,22 @@ def to_seat_draw(seed: int, turns: int) -> Game:
                 return game
         game.apply(bots[s].choose(view, game.legal_actions()))
     raise AssertionError("no such turn")
+
+
+class EndedFirst(Exception):
+    """The hand ended before the turn asked for."""
+
+
+def play_out(game: Game, bot: PolicyBot) -> bool:
+    """The engine plays the rest of the hand with ``bot`` at both seats; True if it was
+    scored (else it ended dead or void)."""
+    scored = len(game.results)
+    for _ in range(300):
+        s = game.to_move
+        if len(game.results) > scored or s is None:
+            break
+        game.apply(bot.choose(seat_view(game, s), game.legal_actions()))
+    return len(game.results) > scored
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -81,15 +105,8 @@ def test_a_playout_scores_what_the_engine_scores_for_the_same_play(seed: int) ->
         playout = GinPlayout(view_meld_rules(view), view.options, knock_risk=0.02)
         value = playout.from_draw(view.hand, game.hands[1], game.stock,
                                   view.discard_pile[-1], take)
-        bots = [PolicyBot(playout), PolicyBot(playout)]
         game.apply(DrawDiscard(0) if take else DrawStock(0))
-        scored = len(game.results)
-        for _ in range(200):
-            s = game.to_move
-            if len(game.results) > scored or s is None:
-                break
-            game.apply(bots[s].choose(seat_view(game, s), game.legal_actions()))
-        if len(game.results) > scored:
+        if play_out(game, PolicyBot(playout)):
             points = game.results[-1].points
             assert value == points[0] - points[1]
         else:  # a dead hand: the stock ran down, nobody scores
@@ -132,3 +149,55 @@ def test_every_playout_of_a_table_shares_one_knock_table() -> None:
     assert first.thresholds is again.thresholds
     assert first.thresholds == knock_thresholds(10, 0.02)
     assert GinPlayout(rules, {"knock_limit": 7}, knock_risk=0.02).thresholds[31] == 7
+
+
+class ChicagoPolicyBot(PolicyBot):
+    """Chicago's playout policy as a bot: the knock within the seat's limit."""
+
+    def knock_limit(self, view: SeatView) -> int:
+        assert view.seat is not None
+        return view.knock_limits[view.seat]
+
+    def knock(self, view: SeatView, card: Card) -> SeatAction:
+        assert view.seat is not None
+        return Knock(view.seat, card)
+
+
+def test_a_chicago_playout_scores_what_the_engine_scores_for_the_same_play() -> None:
+    # From seat 0's second draw, the playout of each draw choice and the engine playing
+    # the playout policy on the true hidden cards end the hand with the same points: the
+    # other seat's count less seat 0's.
+    compared = 0
+    for seed in range(60):
+        for take in (True, False):
+            try:
+                game = to_seat_draw(seed, 2, "chicago")
+            except EndedFirst:
+                continue
+            view = seat_view(game, 0)
+            limits = (game.knock_limits[0], game.knock_limits[1])
+            playout = ChicagoPlayout(view_meld_rules(view), view.options, limits)
+            value = playout.from_draw(view.hand, game.hands[1], game.stock,
+                                      view.discard_pile[-1], take)
+            game.apply(DrawDiscard(0) if take else DrawStock(0))
+            if play_out(game, ChicagoPolicyBot(playout)) and not game.exhaustions:
+                points = game.results[-1].points
+                assert value == points[1] - points[0], (seed, take)
+                compared += 1
+    assert compared >= 60  # (the penalty: the next test)
+
+
+def test_a_chicago_showdown_charges_the_knock_penalty_as_the_options_say() -> None:
+    rules = view_meld_rules(seat_view(new_game("chicago", players=2), 0))
+    rummy = parse_cards("Th Jh Qh 9c 9d 9s")  # nothing unmelded
+    plain = ChicagoPlayout(rules, {}, (10, 10))
+    assert plain.memo.dd(rummy) == 0
+    assert plain.showdown(5, parse_cards("Kc Kd 9h")) == 29 - 5  # the knock holds
+    assert plain.showdown(5, parse_cards("Kc 3d Ah")) == 14 - 5
+    assert plain.showdown(5, parse_cards("3d Ah")) == 4 - (5 + 15)  # lower: the penalty
+    assert plain.showdown(0, rummy) == 0  # rummy: no penalty, even against rummy
+    assert plain.showdown(4, parse_cards("Ac 3d")) == 4 - (4 + 15)  # a tie: penalty
+    lenient = ChicagoPlayout(rules, {"knock_penalty_on_tie": False, "knock_penalty": 10},
+                             (10, 10))
+    assert lenient.showdown(4, parse_cards("Ac 3d")) == 0
+    assert lenient.showdown(5, parse_cards("Ac 3d")) == 4 - 15
