@@ -52,7 +52,12 @@ async def play_seat(ada: Session, table: int, _: object) -> None:
 async def test_a_restart_mid_hand_changes_no_card_and_the_hand_still_verifies(
         tmp_path: Path) -> None:
     data, port = tmp_path / "hall.sqlite3", free_port()
-    settings: Settings = dataclasses.replace(FAST, data=str(data), port=port)
+    # A long contribution window: a deal waits for ada's reveal however loaded the
+    # machine is (with the default 2 s of real time a reveal slowed by the load could miss
+    # its window, and that deal, made without her, would look like the restart's loss);
+    # a round still ends as soon as she reveals.
+    settings: Settings = dataclasses.replace(FAST, data=str(data), port=port,
+                                             contribution_seconds=30.0)
     async with trio.open_nursery() as outer:
         first, first_done = Hall(settings), trio.Event()
         await outer.start(_run, first, first_done)
