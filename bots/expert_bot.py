@@ -89,7 +89,7 @@ from rummyhall.rules import (
     knocker_arrangement,
 )
 
-from .playouts import ChicagoPlayout, GinPlayout, SolverMemo, related
+from .playouts import ChicagoPlayout, GinPlayout, SolverMemo
 from .sampling import World, sample_world
 from .strong_bot import (
     CHICAGO_OPPONENT,
@@ -283,13 +283,13 @@ class _Search:
         if self.view.game == "chicago" and len(self.others) == 1:
             chicago = self.params.chicago_playouts
             if self.view.phase == "draw" and "draw" in chicago:
-                return self.chicago_draw(fallback)
+                return self.draw_by_playouts(fallback, self.chicago_playout())
             if self.view.phase == "play" and "knock" in chicago and any(
                     isinstance(a, Knock) for a in self.legal):
                 return self.chicago_play(fallback)
         plays = self.params.playouts if self.view.game == "gin" and len(self.others) == 1 else ()
         if self.view.phase == "draw" and "draw" in plays:
-            return self.gin_draw(fallback)
+            return self.draw_by_playouts(fallback, self.playout())
         if self.view.phase != "play":
             return fallback  # drawing: the strong bot's rule (see the module docstring)
         if "discard" in plays or ("knock" in plays and self.plays_knock()
@@ -322,19 +322,21 @@ class _Search:
         return GinPlayout(self.rules, self.view.options,
                           knock_risk=self.params.playout_knock_risk, memo=self.cache)
 
-    def gin_draw(self, fallback: SeatAction) -> SeatAction:
-        """Gin's draw: the top discard or the stock, judged by playouts."""
+    def draw_by_playouts(self, fallback: SeatAction,
+                         playout: GinPlayout | ChicagoPlayout) -> SeatAction:
+        """The draw (two seats): the top discard or the stock, judged by ``playout``
+        (Gin's or Chicago's). A top card that could meld with nothing is left, as the
+        playouts would leave it; any other choice of the strong bot (Chicago's rummy)
+        stands at once."""
         view, legal = self.view, self.legal
-        playout = self.playout()
-        other = self.others[0]
-        hand = view.hand
         take = next((a for a in legal if isinstance(a, DrawDiscard)), None)
         stock = next((a for a in legal if isinstance(a, DrawStock)), None)
-        if take is None or stock is None or not view.discard_pile:
+        if take is None or stock is None or not view.discard_pile or fallback not in (
+                take, stock):
             return fallback
-        top = view.discard_pile[-1]
-        if fallback == stock and not related(top, hand):
-            return fallback  # nothing to meld with it: the stock, as the playouts would
+        hand, top, other = view.hand, view.discard_pile[-1], self.others[0]
+        if fallback == stock and not playout.may_meld(top, hand):
+            return fallback
         return self.compare([
             (take, lambda w: playout.from_draw(hand, w.hands[other], w.stock, top, True)),
             (stock, lambda w: playout.from_draw(hand, w.hands[other], w.stock, top, False)),
@@ -422,24 +424,6 @@ class _Search:
         limits = self.view.knock_limits
         return ChicagoPlayout(self.rules, self.view.options,
                               (limits[self.seat], limits[self.others[0]]), memo=self.cache)
-
-    def chicago_draw(self, fallback: SeatAction) -> SeatAction:
-        """Two-seat Chicago's draw: the top discard or the stock, judged by playouts
-        (rummy, when the strong bot declares it, at once)."""
-        view, legal = self.view, self.legal
-        take = next((a for a in legal if isinstance(a, DrawDiscard)), None)
-        stock = next((a for a in legal if isinstance(a, DrawStock)), None)
-        if take is None or stock is None or not view.discard_pile or fallback not in (
-                take, stock):
-            return fallback
-        hand, top = view.hand, view.discard_pile[-1]
-        if fallback == stock and not (self.rules.is_wild(top) or related(top, hand)):
-            return fallback  # nothing to meld with it: the stock, as the playouts would
-        playout, other = self.chicago_playout(), self.others[0]
-        return self.compare([
-            (take, lambda w: playout.from_draw(hand, w.hands[other], w.stock, top, True)),
-            (stock, lambda w: playout.from_draw(hand, w.hands[other], w.stock, top, False)),
-        ], fallback)
 
     def chicago_play(self, fallback: SeatAction) -> SeatAction:
         """Two-seat Chicago with a knock in hand: the lowest knock against the strong bot's

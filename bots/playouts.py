@@ -206,9 +206,13 @@ class GinPlayout:
         """The viewer has drawn ``drawn``: the hand played on (see :func:`from_draw`)."""
         return self.play(mine, theirs, stock, drawn, sign=1, drawn=drawn, forbidden=forbidden)
 
+    def may_meld(self, top: Card, hand: Sequence[Card]) -> bool:
+        """Whether ``top`` could meld with ``hand`` (:func:`related`): else never taken."""
+        return related(top, hand)
+
     def takes(self, hand: Sequence[Card], top: Card) -> bool:
         """The policy's draw: True to take ``top`` (see the module docstring)."""
-        return related(top, hand) and lowers_count(self.memo, hand, top, self.forbid)
+        return self.may_meld(top, hand) and lowers_count(self.memo, hand, top, self.forbid)
 
     def play(self, mover: list[Card], waiting: list[Card], stock: list[Card],
              top: Card, sign: int, *, drawn: Card | None = None,
@@ -262,10 +266,13 @@ class ChicagoPlayout:
             mine += self.penalty
         return theirs - mine
 
+    def may_meld(self, top: Card, hand: Sequence[Card]) -> bool:
+        """Whether ``top`` could meld with ``hand``: a wild card always may."""
+        return self.rules.is_wild(top) or related(top, hand)
+
     def takes(self, hand: Sequence[Card], top: Card) -> bool:
         """The policy's draw: take ``top`` when it could meld and lowers the count."""
-        return (self.rules.is_wild(top) or related(top, hand)) and lowers_count(
-            self.memo, hand, top, self.forbid)
+        return self.may_meld(top, hand) and lowers_count(self.memo, hand, top, self.forbid)
 
     def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
                   stock: Sequence[Card], top: Card | None, take: bool) -> int:
