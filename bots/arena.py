@@ -286,10 +286,16 @@ def paired_interval(config: ArenaConfig, outcomes: Sequence[GameOutcome],
     The games of a deal set share their cards with the seats rotated, so the set is the
     independent unit: ``x_j`` is the entrant's share of the wins over the finished games
     of set ``j`` (its wins there, a shared win counting ``1/k``, over its games there),
-    the estimate is the mean of the ``x_j`` and the interval ``mean +- z * sd(x) /
+    the estimate is the mean of the ``x_j`` and the interval ``mean +- z * s /
     sqrt(m)`` over the ``m`` sets. The luck of the deal cancels within a set, so the
     ``x_j`` vary less than single games do and the interval is narrower than Wilson's
     over games when the deals matter. With fewer than two sets the bounds are nan.
+
+    ``s`` is the spread of the ``x_j`` with two imagined sets beside them, one lost and
+    one won (shares 0 and 1, about the mean of all ``m + 2``): sets that all come out
+    alike (two bots that nearly always play the same cards split every pair of games)
+    would otherwise give an interval of no width, as if ``m`` sets could not all agree
+    by chance. The two add little once the sets vary and there are many.
     """
     per_set: dict[int, list[float]] = {}
     for o in outcomes:
@@ -307,7 +313,9 @@ def paired_interval(config: ArenaConfig, outcomes: Sequence[GameOutcome],
     mean = sum(shares) / m
     if m < 2:
         return mean, math.nan, math.nan
-    sd = math.sqrt(sum((x - mean) ** 2 for x in shares) / (m - 1))
+    shares += [0.0, 1.0]
+    centre = sum(shares) / (m + 2)
+    sd = math.sqrt(sum((x - centre) ** 2 for x in shares) / (m + 1))
     half = z * sd / math.sqrt(m)
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 

@@ -263,7 +263,10 @@ def test_the_paired_interval_is_taken_over_deal_sets() -> None:
     mean, low, high = paired_interval(cfg, outcomes, 0)
     shares = [1.0, 0.5, 0.0, 1.0]
     m = sum(shares) / 4
-    sd = math.sqrt(sum((x - m) ** 2 for x in shares) / 3)
+    # the spread counts two imagined sets beside the four, one lost and one won
+    padded = [*shares, 0.0, 1.0]
+    centre = sum(padded) / 6
+    sd = math.sqrt(sum((x - centre) ** 2 for x in padded) / 5)
     assert mean == pytest.approx(m)
     assert low == pytest.approx(max(0.0, m - 1.959963984540054 * sd / 2))
     assert high == pytest.approx(min(1.0, m + 1.959963984540054 * sd / 2))
@@ -274,3 +277,18 @@ def test_the_paired_interval_is_taken_over_deal_sets() -> None:
     half, lo, hi = paired_interval(cfg, [tie], 0)
     assert half == 0.5 and math.isnan(lo) and math.isnan(hi)
     assert math.isnan(paired_interval(cfg, [], 0)[0])
+
+
+def test_sets_that_all_agree_still_leave_a_paired_interval() -> None:
+    # Two bots that play alike split every pair of games: twenty sets of exactly one
+    # half each. Twenty sets can agree by chance, so the interval keeps a width (about
+    # 6.8 points each side here), narrower than Wilson's over the forty games.
+    cfg = config(games=40)
+    outcomes = [GameOutcome(d, r, cfg.lineup(r), 0, winners=(cfg.lineup(r).index(r),))
+                for d in range(20) for r in range(2)]
+    mean, low, high = paired_interval(cfg, outcomes, 0)
+    assert mean == 0.5
+    half = 1.959963984540054 * math.sqrt(0.5 / 21) / math.sqrt(20)
+    assert low == pytest.approx(0.5 - half) and high == pytest.approx(0.5 + half)
+    wilson_low, wilson_high = wilson_interval(20, 40)
+    assert wilson_low < low < 0.5 - 0.05 and 0.5 + 0.05 < high < wilson_high
