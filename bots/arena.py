@@ -313,9 +313,9 @@ def paired_interval(config: ArenaConfig, outcomes: Sequence[GameOutcome],
     mean = sum(shares) / m
     if m < 2:
         return mean, math.nan, math.nan
-    shares += [0.0, 1.0]
-    centre = sum(shares) / (m + 2)
-    sd = math.sqrt(sum((x - centre) ** 2 for x in shares) / (m + 1))
+    padded = [*shares, 0.0, 1.0]
+    centre = sum(padded) / (m + 2)
+    sd = math.sqrt(sum((x - centre) ** 2 for x in padded) / (m + 1))
     half = z * sd / math.sqrt(m)
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
