@@ -46,7 +46,9 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   long.
   Chicago: rummy at once; knock when the chance that another seat has no more unmelded
   points (the 15-point penalty) is small, smaller still when the penalty would
-  eliminate the bot.
+  eliminate the bot. A seat that did not knock on its last turn most likely could not:
+  its count is taken as above its own knock limit, unless it passes on knocks
+  (``chicago_pass``).
   Three Thirteen: go out as soon as it is legal.
   Basic Rummy: lay off deadwood and meld the best arrangement's melds, except while
   going rummy is possible and worth it: with nothing melded yet, the bonus on, at most
@@ -117,6 +119,7 @@ class StrongParams:
     gin_chase: int = 0  # Gin: with deadwood at most this and a long stock, wait for gin
     chicago_risk: float = 0.3  # Chicago: knock when P(penalty) is below this
     chicago_risk_fatal: float = 0.08  # ... when the penalty would eliminate us
+    chicago_pass: float = 0.1  # Chicago: the chance a seat passes on a knock it could make
     rummy_hold: int = 2  # Basic: hold melds for going rummy with this many loose cards
     potential_cards: int = 11  # no potential beyond this hand size (the solver's cost)
     own_melds: bool = True  # Gin: lay our own melds when that lowers the undercut risk
@@ -148,6 +151,20 @@ def _normal_cdf(x: float) -> float:
 def prob_at_most(points: float, mean: float, spread: float) -> float:
     """P(X <= points) for a deadwood count modelled as normal (with a half-point correction)."""
     return _normal_cdf((points + 0.5 - mean) / spread)
+
+
+def passed_at_most(points: float, limit: int, passes: float, mean: float,
+                   spread: float) -> float:
+    """P(X <= points) for a seat's count ``X`` (normal, as :func:`prob_at_most`) given
+    that it did not knock: a count within its knock ``limit`` stays unknocked only when
+    the seat passes, with probability ``passes``."""
+    can = prob_at_most(limit, mean, spread)
+    stays = 1.0 - (1.0 - passes) * can
+    if stays <= 0.0:
+        return 0.0
+    low = prob_at_most(min(points, limit), mean, spread)
+    above = max(0.0, prob_at_most(points, mean, spread) - can)
+    return (passes * low + above) / stays
 
 
 class StrongBot:
@@ -459,6 +476,18 @@ class StrongTurn:
         return risk, melds
 
     def chicago_knock(self, deadwood: int) -> bool:
+        """Chicago: knock with ``deadwood`` kept, or play on (False).
+
+        The risk is the chance that another active seat holds no more than we do (the
+        penalty). Every other seat has played since our last turn and did not end the
+        hand: a seat whose count was within its own knock limit mostly knocks, so its not
+        knocking is evidence. Each seat's count ``X`` is modelled as normal
+        (:data:`CHICAGO_OPPONENT` by turns played, 4 points lower per card it took from
+        the pile), and a seat that could knock passes with probability ``c``
+        (``chicago_pass``): for our count ``k`` and its limit ``L``,
+        ``P(X <= k | it did not knock) = (c * P(X <= min(k, L)) + P(L < X <= k)) /
+        (1 - (1 - c) * P(X <= L))``.
+        """
         view, p = self.view, self.params
         seat = view.seat if view.seat is not None else 0
         others = [s for s in range(view.players) if s != seat and view.active[s]]
@@ -469,7 +498,8 @@ class StrongTurn:
         safe = 1.0
         for s in others:
             took = len(self.mem.known.get(s, ()))
-            safe *= 1.0 - prob_at_most(limit, max(0.0, mean - 4.0 * took), spread)
+            safe *= 1.0 - passed_at_most(limit, view.knock_limits[s], p.chicago_pass,
+                                         max(0.0, mean - 4.0 * took), spread)
         risk = 1.0 - safe
         penalty = int(view.options.get("knock_penalty", 15))
         elimination = int(view.options.get("elimination_score", 100))

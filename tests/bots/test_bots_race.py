@@ -9,9 +9,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+import pytest
+
 from rummyhall.bots import StrongBot, StrongParams
 from rummyhall.bots.evaluation import HandEvaluator
-from rummyhall.bots.strong_bot import StrongTurn
+from rummyhall.bots.strong_bot import StrongTurn, passed_at_most, prob_at_most
 from rummyhall.bots.tracking import Tracker, unseen_faces
 from rummyhall.rules import (
     Card,
@@ -19,6 +21,7 @@ from rummyhall.rules import (
     DrawDiscard,
     DrawStock,
     Game,
+    Knock,
     Phase,
     SeatAction,
     Shuffle,
@@ -180,3 +183,40 @@ def test_three_thirteen_draws_from_the_stock_when_this_draw_may_go_out() -> None
     assert isinstance(StrongBot().choose(view, legal), DrawStock)
     assert isinstance(StrongBot(StrongParams(race_take_tt=False)).choose(view, legal),
                       DrawDiscard)
+
+
+def test_passed_at_most_reads_a_pass_on_a_knock_as_evidence() -> None:
+    # Passing always (c = 1) tells nothing: the plain normal law. Never passing (c = 0):
+    # a seat that did not knock holds more than its limit, so no count within it.
+    assert passed_at_most(7, 9, 1.0, 12.0, 6.0) == pytest.approx(prob_at_most(7, 12.0, 6.0))
+    assert passed_at_most(7, 9, 0.0, 12.0, 6.0) == 0.0
+    # Above the seat's own limit (a knock limit lowered by its score) nothing changes but
+    # the conditioning: P(5 < X <= 7) / (1 - P(X <= 5)).
+    low, at7 = prob_at_most(5, 12.0, 6.0), prob_at_most(7, 12.0, 6.0)
+    assert passed_at_most(7, 5, 0.0, 12.0, 6.0) == pytest.approx((at7 - low) / (1.0 - low))
+    # c = 0.1: P(X <= 9), about 0.34, becomes 0.1 of it over what stays unknocked.
+    p9 = prob_at_most(9, 12.0, 6.0)
+    assert passed_at_most(9, 9, 0.1, 12.0, 6.0) == pytest.approx(0.1 * p9 / (1.0 - 0.9 * p9))
+
+
+def test_chicago_knocks_late_in_a_hand_when_the_other_seat_did_not() -> None:
+    # Eleven turns in, the table says another seat holds about 10 +- 6.5 points: 9
+    # or less 47% of the time, too likely a penalty for a knock with 9. But the other seat
+    # played since our last turn and did not knock: a seat that knocks when it can (it
+    # passes 10% of the time) holds 9 or less only 8% of the time, so the bot knocks.
+    # Taking the seat to pass on every knock (c = 1: its not knocking says nothing), the
+    # bot plays on.
+    game, legal = position("chicago", "7c 7d 7h 3s 4s 5s 9d Kc", "5d#1 6c#1", drawn=True,
+                           theirs="Ac#1 3d#1 8h#1 Ts#1 Tc#1 5s#1 6h#1")
+    view = seat_view(game, 0)
+    assert view.knock_limits == (9, 9)
+    assert [a.card for a in legal if isinstance(a, Knock)] == [Card.parse("Kc")]  # 9d: 9
+
+    def decide(params: StrongParams) -> SeatAction:
+        bot = StrongBot(params)
+        mem = bot.tracker.observe(view)
+        mem.turns = 11
+        return StrongTurn(bot, view, legal, mem).decide()
+
+    assert isinstance(decide(StrongParams()), Knock)
+    assert not isinstance(decide(StrongParams(chicago_pass=1.0)), Knock)
