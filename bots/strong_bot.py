@@ -46,9 +46,9 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   long.
   Chicago: rummy at once; knock when the chance that another seat has no more unmelded
   points (the 15-point penalty) is small, smaller still when the penalty would
-  eliminate the bot. A seat that did not knock on its last turn most likely could not:
-  its count is taken as above its own knock limit, unless it passes on knocks
-  (``chicago_pass``).
+  eliminate the bot. A seat that played since our last turn and did not knock most
+  likely could not: the chance that its count is within its own knock limit is
+  weighed down by how often a seat passes on a knock (``chicago_pass``).
   Three Thirteen: go out as soon as it is legal.
   Basic Rummy: lay off deadwood and meld the best arrangement's melds, except while
   going rummy is possible and worth it: with nothing melded yet, the bonus on, at most
@@ -86,7 +86,7 @@ from rummyhall.rules import (
 from .arrangements import arrangements_within, expected_layoffs
 from .base import knock_with_melds
 from .evaluation import HandEvaluator
-from .tracking import HandMemory, Tracker, next_seat, unseen_faces
+from .tracking import HandMemory, Tracker, has_played, next_seat, unseen_faces
 
 # Gin: the opponent's deadwood after layoffs, mean and spread, by cards drawn from the
 # stock since the deal (both players). Measured in strong-against-strong play.
@@ -160,8 +160,8 @@ def passed_at_most(points: float, limit: int, passes: float, mean: float,
     the seat passes, with probability ``passes``."""
     can = prob_at_most(limit, mean, spread)
     stays = 1.0 - (1.0 - passes) * can
-    if stays <= 0.0:
-        return 0.0
+    if stays <= 0.0:  # (the model cannot explain the pass: no evidence, then)
+        return prob_at_most(points, mean, spread)
     low = prob_at_most(min(points, limit), mean, spread)
     above = max(0.0, prob_at_most(points, mean, spread) - can)
     return (passes * low + above) / stays
@@ -479,7 +479,8 @@ class StrongTurn:
         """Chicago: knock with ``deadwood`` kept, or play on (False).
 
         The risk is the chance that another active seat holds no more than we do (the
-        penalty). Every other seat has played since our last turn and did not end the
+        penalty). A seat that played since our last turn (every other seat, but in our
+        first turn of the hand only those between the dealer and us) did not end the
         hand: a seat whose count was within its own knock limit mostly knocks, so its not
         knocking is evidence. Each seat's count ``X`` is modelled as normal
         (:data:`CHICAGO_OPPONENT` by turns played, 4 points lower per card it took from
@@ -498,7 +499,8 @@ class StrongTurn:
         safe = 1.0
         for s in others:
             took = len(self.mem.known.get(s, ()))
-            safe *= 1.0 - passed_at_most(limit, view.knock_limits[s], p.chicago_pass,
+            passes = p.chicago_pass if has_played(view, self.mem, s) else 1.0
+            safe *= 1.0 - passed_at_most(limit, view.knock_limits[s], passes,
                                          max(0.0, mean - 4.0 * took), spread)
         risk = 1.0 - safe
         penalty = int(view.options.get("knock_penalty", 15))

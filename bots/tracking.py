@@ -179,6 +179,15 @@ def next_seat(view: SeatView) -> int | None:
     return between[0] if between else None
 
 
+def has_played(view: SeatView, mem: HandMemory, seat: int) -> bool:
+    """True if ``seat`` has had a turn this hand: every other seat has once we are past
+    our first turn; during our first, only the seats between the dealer and us."""
+    if mem.turns > 1 or view.seat is None:
+        return True
+    n = view.players
+    return (seat - view.dealer - 1) % n < (view.seat - view.dealer - 1) % n
+
+
 def unseen_faces(view: SeatView, mem: HandMemory, extra_seen: Sequence[Card] = ()) -> list[int]:
     """Face counts of the cards the viewer cannot place: in the stock or in unknown hands.
 

@@ -102,6 +102,4 @@ def test_strong_answers_legally_under_random_options(setup: Setup) -> None:
     game = short_game(setup)
     bots = [MustBeLegal(StrongBot() if s % 2 == 0 else SimpleBot()) for s in range(players)]
     play_game(game, bots, random.Random(seed), max_moves=20_000, max_hands=2)
-    # (a strong seat may knock before seat 0 plays, and a low elimination score may
-    # then end seat 0's game: some strong seat decided)
-    assert any(bot.decisions for bot in bots[::2])
+    assert bots[0].decisions

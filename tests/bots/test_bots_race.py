@@ -24,6 +24,7 @@ from rummyhall.rules import (
     Knock,
     Phase,
     SeatAction,
+    SeatView,
     Shuffle,
     ThreeThirteen,
     discard_deadwoods,
@@ -197,6 +198,9 @@ def test_passed_at_most_reads_a_pass_on_a_knock_as_evidence() -> None:
     # c = 0.1: P(X <= 9), about 0.34, becomes 0.1 of it over what stays unknocked.
     p9 = prob_at_most(9, 12.0, 6.0)
     assert passed_at_most(9, 9, 0.1, 12.0, 6.0) == pytest.approx(0.1 * p9 / (1.0 - 0.9 * p9))
+    # Above a limit of 5 with c = 0.1: a tenth of P(X <= 5), and all of P(5 < X <= 7).
+    assert passed_at_most(7, 5, 0.1, 12.0, 6.0) == pytest.approx(
+        (0.1 * low + at7 - low) / (1.0 - 0.9 * low))
 
 
 def test_chicago_knocks_late_in_a_hand_when_the_other_seat_did_not() -> None:
@@ -212,11 +216,27 @@ def test_chicago_knocks_late_in_a_hand_when_the_other_seat_did_not() -> None:
     assert view.knock_limits == (9, 9)
     assert [a.card for a in legal if isinstance(a, Knock)] == [Card.parse("Kc")]  # 9d: 9
 
-    def decide(params: StrongParams) -> SeatAction:
-        bot = StrongBot(params)
-        mem = bot.tracker.observe(view)
-        mem.turns = 11
-        return StrongTurn(bot, view, legal, mem).decide()
+    assert isinstance(decide_at(view, legal, StrongParams(), turns=11), Knock)
+    assert not isinstance(decide_at(view, legal, StrongParams(chicago_pass=1.0), turns=11),
+                          Knock)
 
-    assert isinstance(decide(StrongParams()), Knock)
-    assert not isinstance(decide(StrongParams(chicago_pass=1.0)), Knock)
+
+def test_chicago_reads_no_pass_into_a_seat_that_has_not_played_yet() -> None:
+    # Seat 1 deals, so in our first turn of the hand it has not played: its not knocking
+    # says nothing. The table gives it 9 or less 5.4% of the time, above a 4% threshold:
+    # the bot plays on. In its second turn seat 1 has played and passed: the risk falls
+    # below 1% (7% from the table), and the bot knocks.
+    game, legal = position("chicago", "7c 7d 7h 3s 4s 5s 9d Kc", "5d#1 6c#1", drawn=True)
+    view = seat_view(game, 0)
+    cautious = StrongParams(chicago_risk=0.04)
+    assert not isinstance(decide_at(view, legal, cautious, turns=1), Knock)
+    assert isinstance(decide_at(view, legal, cautious, turns=2), Knock)
+
+
+def decide_at(view: SeatView, legal: Sequence[SeatAction], params: StrongParams, *,
+              turns: int) -> SeatAction:
+    """The strong bot's choice in ``view`` as if in its ``turns``-th turn of the hand."""
+    bot = StrongBot(params)
+    mem = bot.tracker.observe(view)
+    mem.turns = turns
+    return StrongTurn(bot, view, legal, mem).decide()

@@ -9,7 +9,7 @@ import pytest
 
 from rummyhall.bots.arena import seat_order_shuffle
 from rummyhall.bots.evaluation import HandEvaluator, run_windows
-from rummyhall.bots.tracking import Tracker, unseen_faces
+from rummyhall.bots.tracking import Tracker, has_played, unseen_faces
 from rummyhall.rules import (
     Card,
     Discard,
@@ -19,6 +19,7 @@ from rummyhall.rules import (
     MeldRules,
     PassUpcard,
     SeatAction,
+    Shuffle,
     deadwood_points,
     discard_deadwoods,
     make_deck,
@@ -203,3 +204,18 @@ def test_wild_card_potential_is_the_average_saving_of_every_unseen_face(
         expected += n * gain
         total += n
     assert math.isclose(HandEvaluator(rules, unseen).potential(hand), expected / total)
+
+
+def test_in_its_first_turn_only_the_seats_after_the_dealer_have_played() -> None:
+    # Four seats, seat 1 deals: seat 2 plays first, then seat 3 (us), seat 0, seat 1.
+    game = new_game("chicago", players=4, first_dealer=1)
+    game.apply(Shuffle(tuple(game.shuffle_cards())))  # (the deck in its own order)
+    for _ in range(2):  # seat 2 draws and discards
+        game.apply(next(a for a in game.legal_actions() if isinstance(a, (DrawStock, Discard))))
+    tracker = Tracker()
+    view = seat_view(game, 3)
+    mem = tracker.observe(view)
+    assert (view.to_move, mem.turns) == (3, 1)
+    assert [has_played(view, mem, s) for s in (0, 1, 2)] == [False, False, True]
+    mem.turns = 2  # from our second turn on, every seat has played since our last
+    assert all(has_played(view, mem, s) for s in (0, 1, 2))
