@@ -184,8 +184,10 @@ def has_played(view: SeatView, mem: HandMemory, seat: int) -> bool:
     our first turn; during our first, only the seats between the dealer and us."""
     if mem.turns > 1 or view.seat is None:
         return True
-    n = view.players
-    return (seat - view.dealer - 1) % n < (view.seat - view.dealer - 1) % n
+    order = _seats_between(view, view.dealer)  # (the dealer plays last)
+    if view.seat not in order:
+        return True  # we deal: every other seat played before us
+    return seat in order[:order.index(view.seat)]
 
 
 def unseen_faces(view: SeatView, mem: HandMemory, extra_seen: Sequence[Card] = ()) -> list[int]:
