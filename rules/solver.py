@@ -161,7 +161,12 @@ _TRIM_EVERY: Final = 16
 _ARRANGEMENT_LIMIT: Final = 1_000  # optimal knocker arrangements compared, at most
 
 _SUIT: Final = 0x3FFE  # positions 1..13 of one suit's 16-bit field
-_SPREAD: Final = 0x0001_0001_0001_0001  # one bit per suit, same rank
+# One bit per suit, same rank: a mask to test a rank's suits with (``m >> r & _SPREAD``).
+# A rank mask is spread over the four suits with shifts (``t | t << 16 | t << 32 | t << 48``),
+# never by multiplying it by this: CPython's multiplication of large integers checks for
+# signals, and in the compiled build (mypyc) the KeyboardInterrupt a Ctrl-C raises there
+# is taken for a failed allocation, which aborts the process ("fatal: out of memory").
+_SPREAD: Final = 0x0001_0001_0001_0001
 _FIELD: Final = 5  # bits per face count in the general path's multiset
 _COUNT: Final = (1 << _FIELD) - 1
 _SEQUENCES: Final = (tuple, list)
@@ -770,7 +775,8 @@ class _Context:
             three = pairs = 0
         rm = self.run_mask
         runs = rm[a] | rm[b] << 16 | rm[c] << 32 | rm[d] << 48
-        return wilds, pm, dup, pairs, pm & ~(runs | three * _SPREAD)
+        return wilds, pm, dup, pairs, pm & ~(runs | three | three << 16 | three << 32
+                                             | three << 48)
 
     def cover(self, pm: int, dup: int, pairs: int, needy: int, wilds: int) -> tuple[int, int]:
         """At most how many points of the ``needy`` naturals ``wilds`` (0..3) wild cards
@@ -993,7 +999,7 @@ class _Context:
         Returns (those "contested" ranks, :meth:`runs_of` ``m``, the cards of ``three``).
         """
         runs = self.runs_of(m)
-        set_cards = m & three * _SPREAD
+        set_cards = m & (three | three << 16 | three << 32 | three << 48)
         c = runs & set_cards
         return (c | c >> 16 | c >> 32 | c >> 48) & _SUIT, runs, set_cards
 
