@@ -122,6 +122,18 @@ class _Gen:
         self.count += 1
         return f"{hint}{self.count}"
 
+    def define(self, source: str, what: str) -> None:
+        """Run ``source`` (the generated functions' definitions) into :attr:`names`;
+        ``what`` names it in tracebacks.
+
+        Compiled first, then run as a code object: CPython marks a KeyboardInterrupt that
+        escapes ``exec`` of a *string* as unhandled at the interpreter's exit, even when
+        the program handles it later, so a command whose Ctrl-C came while the first
+        message of a kind was decoded (its check is made then) died of SIGINT instead of
+        saying "interrupted" with status 130.
+        """
+        exec(compile(source, f"<rummyhall.protocol {what}>", "exec"), self.names)
+
 
 def _indent(lines: Iterable[str], by: int = 1) -> list[str]:
     return ["    " * by + line for line in lines]
@@ -422,7 +434,7 @@ class PayloadT(Spec):
         g = _Gen()
         source = "\n".join(["def check(d, path, depth):",
                             *_indent(self.emit_fields(g, "d", "path", "depth"))])
-        exec(source, g.names)
+        g.define(source, f"{self.name} check")
         return g.names["check"]  # type: ignore[return-value]
 
     def emit_fields(self, g: _Gen, var: str, path: str, depth: str) -> list[str]:
@@ -618,7 +630,7 @@ def compile_record(cls: type[Any], label: str, head: Mapping[str, str] | None = 
     to_wire = ["def to_wire(self):", f"    d = {{{', '.join(items)}}}",
                *_indent(optional), "    return d"]
     source = "\n".join([*post, *from_wire, *to_wire])
-    exec(source, g.names)
+    g.define(source, label)
     cls.__post_init__ = g.names["__post_init__"]
     cls._from_wire = staticmethod(cast(Callable[..., Any], g.names["_from_wire"]))
     cls.to_wire = g.names["to_wire"]

@@ -43,7 +43,11 @@ def direct_init(cls: type[_T]) -> type[_T]:
             signature.append(f"{f.name}=_default_{f.name}")
     body = "".join(f"    _set_{name}(self, {name})\n" for name in names) or "    pass\n"
     # The names are the class's field names (identifiers): the source is fixed by them.
-    exec(f"def __init__(self, {', '.join(signature)}):\n{body}", namespace)
+    # Compiled first, then run as a code object: CPython marks a KeyboardInterrupt that
+    # escapes ``exec`` of a string as unhandled at exit (a death by SIGINT) even when the
+    # program handles it.
+    source = f"def __init__(self, {', '.join(signature)}):\n{body}"
+    exec(compile(source, f"<frozen {cls.__qualname__}>", "exec"), namespace)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__

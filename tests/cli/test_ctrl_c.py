@@ -165,7 +165,7 @@ def test_bot(server: tuple[Command, int]) -> None:
         bot.read_until(r"table \d+: hand 1:")  # playing
     finally:
         code, err = bot.interrupt()
-    assert code == 130
+    assert code == 130, (err, bot.out)
     assert_one_line(err, "rummyhall bot: interrupted")
 
 
