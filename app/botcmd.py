@@ -18,7 +18,7 @@ from rummyhall.rules import GAMES, Event, HandDealt, HandScored, SeatAction, Sea
 
 from .arena import ArenaUsageError, load_strategy_class, positive_int
 from .arena_net import parse_server
-from .failures import find_error
+from .failures import reported_error
 from .tlsflags import add_tls_arguments, trust_from_args
 
 
@@ -151,9 +151,9 @@ def cmd_bot(args: argparse.Namespace, options: dict[str, object]) -> int:
             password=args.password if args.password is not None
             else os.environ.get("RUMMYHALL_PASSWORD") or None, code=args.code))
     except BaseException as exc:  # (a refusal comes inside the session's exception groups)
-        refused = find_error(exc, (ClientError, OSError))
+        refused = reported_error(exc, (ClientError, OSError))
         if refused is None:
-            raise  # a bug, in the bot (its own traceback helps its author), Ctrl-C, or here
+            raise  # Ctrl-C, or a bug: in the bot (its traceback helps its author), or here
         print(f"rummyhall bot: {refused}", file=sys.stderr)
         return 1
     wins = sum(r.won for r in results)

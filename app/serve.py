@@ -22,7 +22,7 @@ from rummyhall.server.credential import credential_path
 from rummyhall.server.store import MEMORY, StoreError, data_path
 from rummyhall.server.tls import ServerTLS, TLSSetupError
 
-from .failures import find_error
+from .failures import reported_error
 
 resource: ModuleType | None
 try:
@@ -64,11 +64,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         trio.run(main)
     except BaseException as exc:  # a nursery wraps what it raises in exception groups
-        setup_error = find_error(exc, (StoreError, TLSSetupError))
+        setup_error = reported_error(exc, (StoreError, TLSSetupError))
         if setup_error is not None:
             print(f"rummyhall serve: {setup_error}", file=sys.stderr)
             return 1
-        os_error = find_error(exc, OSError)
+        os_error = reported_error(exc, OSError)
         if os_error is None:
             raise
         print(f"rummyhall serve: cannot listen on {settings.host}:{settings.port}: "
