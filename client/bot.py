@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import trio
 
@@ -24,6 +25,7 @@ from .session import RequestRefused, ServerClosed, Session, Update, open_session
 from .trust import ServerTrust
 
 log = logging.getLogger("rummyhall.bot")
+_R = TypeVar("_R")
 
 __all__ = ["Bot", "GameResult", "StrategyBot", "knock_with_melds", "play_table", "run_bot"]
 
@@ -75,6 +77,7 @@ class GameResult:
         return self.seat in self.winners
 
 
+@trio.lowlevel.enable_ki_protection
 async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = False,
                      games: int = 1, max_updates: int = 10_000_000,
                      on_result: Callable[[GameResult], object] | None = None
@@ -102,8 +105,8 @@ async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = 
                 if view.seat is not None:
                     results.append(GameResult(table, view.seat, view.winners, view.scores))
                     if on_result is not None:
-                        on_result(results[-1])
-                bot.on_game_over(table, view)
+                        _yours(on_result, results[-1])
+                _yours(bot.on_game_over, table, view)
                 if len(results) >= games:
                     return results
                 if restart:
@@ -111,7 +114,7 @@ async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = 
                 continue
             if state.my_turn and state.legal and state.move != answered:
                 answered = state.move
-                action = bot.choose(view, state.legal)
+                action = _yours(bot.choose, view, state.legal)
                 try:
                     await session.act(table, action)
                 except RequestRefused as exc:
@@ -121,6 +124,16 @@ async def play_table(session: Session, table: int, bot: Bot, *, restart: bool = 
                 continue
         _hear(session, table, bot, await session.next_update(), view)
     raise RuntimeError("the bot stopped after too many updates")
+
+
+# Ctrl-C. The bot's runner (run_bot, play_table) and the session's tasks are protected
+# from KeyboardInterrupt: trio hands it to the main task at its next checkpoint, so it
+# never lands in the middle of the runner's own steps. The bot's code is not protected:
+# a Ctrl-C stops a bot that thinks too long (or loops forever) right where it is.
+@trio.lowlevel.disable_ki_protection
+def _yours(callback: Callable[..., _R], *args: object) -> _R:
+    """Call the bot's (or the caller's) ``callback``, open to KeyboardInterrupt."""
+    return callback(*args)
 
 
 def _queued(session: Session) -> Update | None:
@@ -137,9 +150,10 @@ def _hear(session: Session, table: int, bot: Bot, update: Update,
     if update.kind == "connection" and update.payload == "closed":
         raise session.closed_reason or ServerClosed("the connection is closed")
     if update.kind == "event" and update.table == table:
-        bot.on_event(table, update.payload, view)
+        _yours(bot.on_event, table, update.payload, view)
 
 
+@trio.lowlevel.enable_ki_protection
 async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
                   name: str | None = None, table: int | None = None, seat: int | None = None,
                   game: str = "gin", players: int | None = None,
@@ -174,13 +188,13 @@ async def run_bot(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *
             for other in range(1, seats):
                 await session.add_bot(table, other, house_bots)
             if on_seated is not None:
-                on_seated(session, table, 0)
+                _yours(on_seated, session, table, 0)
             await session.start(table)
             return await play_table(session, table, bot, restart=True, games=games,
                                     on_result=on_result)
         seated = await session.join(table, seat, code=code)
         if on_seated is not None:
-            on_seated(session, table, seated)
+            _yours(on_seated, session, table, seated)
         return await play_table(session, table, bot, games=games, on_result=on_result)
 
 

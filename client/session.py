@@ -325,6 +325,11 @@ class Session:
                 continue
             raise ServerClosed("the server closed the connection during the handshake")
 
+    # The session's own tasks (this reader, a resync, a shuffle contribution) are
+    # protected from KeyboardInterrupt: trio then hands a Ctrl-C to the program's main task
+    # at its next checkpoint, never into the middle of the session's bookkeeping (a
+    # message half handled, a cancel scope half entered).
+    @trio.lowlevel.enable_ki_protection
     async def _run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                    ) -> None:
         """Read from the server; reconnect with the token after a drop."""
@@ -528,6 +533,7 @@ class Session:
         if msg is not None:  # (sent from a task of its own: the reader never waits)
             self._nursery_soon(self._send_contribution, msg)
 
+    @trio.lowlevel.enable_ki_protection
     async def _send_contribution(self, msg: Contribute) -> None:
         for _ in range(2):  # a refused one is answered once more, at most
             try:
@@ -574,6 +580,7 @@ class Session:
         if self._nursery is not None:
             self._nursery.start_soon(fn, *args)
 
+    @trio.lowlevel.enable_ki_protection
     async def _resync_quietly(self, table: int, since: int) -> None:
         try:
             await self.resync(table, since)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import pytest
 import trio
 
 from rummyhall.bots import knock_with_melds
-from rummyhall.client import Bot, GameResult, run_bot
+from rummyhall.client import Bot, GameResult, Session, run_bot
+from rummyhall.client.session import Update
 from rummyhall.rules import (
     Card,
     Discard,
@@ -204,3 +207,56 @@ async def test_a_bot_hears_every_event_before_its_next_decision_and_the_end(
     assert len(results) == 2
     assert len(bot.last_at_end) == 2 and all(isinstance(e, GameOver)
                                              for e in bot.last_at_end), bot.last_at_end
+
+
+class ProtectionProbe(Greedy):
+    """Notes, in each of its hooks, whether a Ctrl-C would raise there and then."""
+
+    name = "probe"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.protected: dict[str, set[bool]] = {}
+
+    def note(self, hook: str) -> None:
+        self.protected.setdefault(hook, set()).add(trio.lowlevel.currently_ki_protected())
+
+    def choose(self, view: SeatView, legal: Sequence[SeatAction]) -> SeatAction:
+        self.note("choose")
+        return super().choose(view, legal)
+
+    def on_event(self, table: int, event: object, view: SeatView | None) -> None:
+        self.note("on_event")
+
+    def on_game_over(self, table: int, view: SeatView) -> None:
+        self.note("on_game_over")
+
+
+async def test_ctrl_c_lands_in_the_bot_never_inside_the_runner_or_the_session(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner's own steps and the session's tasks defer a KeyboardInterrupt to the
+    main task's next checkpoint (so it never leaves a cancel scope half entered); the
+    bot's hooks, and the caller's, stay open to it (a bot that loops forever stops)."""
+    assert hall.port
+    bot = ProtectionProbe()
+    inside: dict[str, set[bool]] = {}
+    act, push = Session.act, Session._push
+
+    async def noted_act(self: Session, *args: Any, **kwargs: Any) -> Any:
+        inside.setdefault("act (the runner)", set()).add(
+            trio.lowlevel.currently_ki_protected())
+        return await act(self, *args, **kwargs)
+
+    async def noted_push(self: Session, update: Update) -> None:
+        inside.setdefault("push (the reader)", set()).add(
+            trio.lowlevel.currently_ki_protected())
+        await push(self, update)
+
+    monkeypatch.setattr(Session, "act", noted_act)
+    monkeypatch.setattr(Session, "_push", noted_push)
+    await run_bot(bot, "127.0.0.1", hall.port, game="gin", options={"target_score": 10},
+                  on_result=lambda _: bot.note("on_result"),
+                  on_seated=lambda *_: bot.note("on_seated"))
+    assert inside == {"act (the runner)": {True}, "push (the reader)": {True}}
+    assert bot.protected == {hook: {False} for hook in
+                             ("choose", "on_event", "on_game_over", "on_result", "on_seated")}
