@@ -89,7 +89,7 @@ from rummyhall.protocol import (
     view_from_wire,
 )
 from rummyhall.protocol import Session as SessionInfo
-from rummyhall.protocol.limits import MAX_LISTED_TABLES, MINOR
+from rummyhall.protocol.limits import FRAME_BYTES_PER_TOKEN, HEADER_SIZE, MAX_LISTED_TABLES, MINOR
 from rummyhall.protocol.proofs import DEFAULT_ITERATIONS, LOGIN_LABEL, ProofError
 from rummyhall.rules import SeatAction, SeatView
 
@@ -595,7 +595,8 @@ class Session:
         """Send a message (no reply awaited); waits while reconnecting.
 
         Sends are paced to the server's announced rate (``messages_per_second`` and
-        ``burst`` of its welcome), so a fast bot is slowed down, never refused.
+        ``burst`` of its welcome, a frame costing one token and one more per whole KiB of
+        its body, as the server counts), so a fast bot is slowed down, never refused.
         """
         await self.wait_connected()
         async with self._write_lock:
@@ -603,7 +604,11 @@ class Session:
             stream, conn = self._io, self._conn
             if stream is None or conn is None:
                 raise ConnectionLost("not connected")
-            await stream.send_all(conn.send(msg))
+            data = conn.send(msg)
+            extra = (len(data) - HEADER_SIZE) // FRAME_BYTES_PER_TOKEN
+            if extra and self._bucket is not None:
+                self._bucket.charge(extra)  # (owed: the next send waits for it)
+            await stream.send_all(data)
 
     async def _pace(self) -> None:
         limits = self.welcome.limits if self.welcome is not None else None

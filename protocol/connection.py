@@ -51,6 +51,7 @@ from typing import Any, Final, Literal
 from .errors import ERROR_CODES, LocalProtocolError, RemoteProtocolError
 from .framing import FrameBuffer, check_value, pack_body, pack_header, unpack_body, unpack_header
 from .limits import (
+    HELLO_FRAME,
     MAX_FRAME,
     MAX_FRAME_LIMIT,
     MAX_ID,
@@ -223,9 +224,12 @@ class Connection(FrameBuffer):
         self._state = START
         self._error: RemoteProtocolError | None = None
         self._max_frame = max_frame
-        # Before the welcome, a client may send MAX_FRAME and a server MAX_SERVER_FRAME.
-        super().__init__(MAX_FRAME if role is SERVER else MAX_SERVER_FRAME)
-        self._send_limit = MAX_SERVER_FRAME if role is SERVER else MAX_FRAME
+        # Before the welcome, a client may send HELLO_FRAME and a server MAX_SERVER_FRAME.
+        super().__init__(HELLO_FRAME if role is SERVER else MAX_SERVER_FRAME)
+        self._send_limit = MAX_SERVER_FRAME if role is SERVER else HELLO_FRAME
+        self.frame_size = 0
+        """The body size of the last frame :meth:`next_event` took (bytes), read or
+        refused: what the rate limit charges for it."""
         self._set_state(START)
 
     def __repr__(self) -> str:
@@ -279,6 +283,7 @@ class Connection(FrameBuffer):
         if have - pos >= 4 and (end := pos + 4 + unpack_header(data, pos)[0]) <= have \
                 and end - pos - 4 <= self._limit:
             body = data[pos + 4:end]  # msgpack reads a bytearray as well
+            self.frame_size = end - pos - 4
             if end == have:
                 self._data = b""
                 self._pos = 0
@@ -296,6 +301,7 @@ class Connection(FrameBuffer):
                         self._set_state(_CLOSED)
                         return CLOSED
                     return NEED_DATA
+                self.frame_size = len(frame)
                 obj = unpack_body(frame)
             except RemoteProtocolError as exc:
                 raise self._fail(exc) from None

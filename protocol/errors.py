@@ -58,7 +58,8 @@ _CONNECTION = _codes(
     ("frame_timeout", True, "a frame began to arrive and did not end within frame_seconds"),
     ("rate_limited", False, "the frame arrived with the rate bucket empty and was ignored; "
                             "retry_ms says when the server takes frames again (fatal once "
-                            "burst frames in a row were refused)"),
+                            "the frames refused in a row cost burst tokens: burst small "
+                            "ones)"),
     ("session_replaced", True, "the same player connected again with its token; this older "
                                "connection is closed"),
     ("server_full", True, "the server has max_connections connections already"),

@@ -26,7 +26,10 @@ this name is not named again in titles and banners."""
 # ---------------------------------------------------------------- frame rules
 HEADER_SIZE: Final = 4
 MAX_FRAME: Final = 65_536
-"""Default and pre-welcome limit of a frame body sent by a client (bytes)."""
+"""Default limit of a frame body sent by a client once welcomed (bytes)."""
+HELLO_FRAME: Final = 4_096
+"""Limit of a frame body a client sends before the welcome, its hello (bytes): a hello at
+its largest is a few hundred bytes, so a bigger first frame costs the server nothing."""
 MAX_SERVER_FRAME: Final = 1_048_576
 """Default limit of a frame body sent by a server; a client must accept this much."""
 MIN_FRAME_LIMIT: Final = 4_096
@@ -64,6 +67,10 @@ MAX_RATE: Final = 10_000
 """The most a server may set ``messages_per_second`` or ``burst`` to (the schema's bound)."""
 REPLY_BYTES_PER_TOKEN: Final = 4_096
 """A reply (or a snapshot) costs its asker one more rate token for each whole 4 KiB of it."""
+FRAME_BYTES_PER_TOKEN: Final = 1_024
+"""A frame received costs its sender one more rate token for each whole KiB of its body:
+decoding a frame costs the server in proportion to its size (a frame of many tiny arrays
+and maps costs up to 0.3 ms a KiB to decode and check), so 64 KiB cost 65 tokens."""
 HANDSHAKE_SECONDS: Final = 10
 IDLE_SECONDS: Final = 120
 PING_SECONDS: Final = 30

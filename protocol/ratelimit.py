@@ -8,6 +8,8 @@
     >>> bucket.charge(2)  # a big reply costs two more
     >>> bucket.take(1.0), bucket.wait_ms(1.0)
     (False, 1000)
+    >>> bucket.take(3.0, tokens=3), bucket.take(3.0)  # a big frame takes three at once
+    (True, False)
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ import math
 
 
 class TokenBucket:
-    """``burst`` frames at once, refilled at ``rate`` frames per second.
+    """``burst`` tokens at once, refilled at ``rate`` tokens per second (a small frame
+    costs one).
 
     :meth:`take` answers whether a frame arriving at ``now`` (seconds, any monotonic
-    clock) may be handled. ``refused_in_a_row`` counts the refusals since the last
-    accepted frame: the spec closes the connection when it reaches ``burst``.
+    clock) may be handled, and spends what it costs. ``refused_in_a_row`` counts the
+    tokens the frames refused since the last accepted one would have cost: the spec
+    closes the connection when it reaches ``burst``.
     :meth:`charge` takes more for a frame that caused more work (a big reply); the bucket
     may then owe up to ``burst`` tokens, and :meth:`wait_ms` says how long until the next
     frame is welcome.
@@ -43,14 +47,15 @@ class TokenBucket:
         if self._last is None or now > self._last:
             self._last = now
 
-    def take(self, now: float) -> bool:
-        """Spend one token if there is one; False (and count a refusal) otherwise."""
+    def take(self, now: float, tokens: int = 1) -> bool:
+        """Spend ``tokens`` if there is at least one (the rest, if missing, is owed, up to
+        ``burst``); False, and count the refusal as ``tokens``, when there is none."""
         self._refill(now)
         if self._tokens >= 1.0:
-            self._tokens -= 1.0
+            self._tokens = max(-float(self.burst), self._tokens - tokens)
             self.refused_in_a_row = 0
             return True
-        self.refused_in_a_row += 1
+        self.refused_in_a_row += tokens
         return False
 
     def charge(self, tokens: int) -> None:
@@ -65,5 +70,6 @@ class TokenBucket:
 
     @property
     def exhausted(self) -> bool:
-        """True once ``burst`` frames in a row were refused: close with rate_limited."""
+        """True once the frames refused in a row would have cost ``burst`` tokens (``burst``
+        small ones): close with rate_limited."""
         return self.refused_in_a_row >= self.burst

@@ -36,6 +36,15 @@ class Prepared:
 
 
     @classmethod
+    def answer(cls, *messages: Message) -> Prepared:
+        """Messages for one connection that together answer one request (a resync's
+        events), encoded at once and charged as one reply: their whole size costs that
+        connection's rate, as a snapshot of the same size would."""
+        prepared = cls(*messages)
+        prepared.charged = True
+        return prepared
+
+    @classmethod
     def reply(cls, frame: bytes) -> Prepared:
         """A reply for one connection, already encoded as a whole frame from parts kept
         between requests (the lobby's pages of tables); charged like any reply."""

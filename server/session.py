@@ -56,7 +56,7 @@ from rummyhall.protocol import (
     keepalive,
 )
 from rummyhall.protocol import Error as ErrorMessage
-from rummyhall.protocol.limits import MINOR, REPLY_BYTES_PER_TOKEN
+from rummyhall.protocol.limits import FRAME_BYTES_PER_TOKEN, MINOR, REPLY_BYTES_PER_TOKEN
 from rummyhall.protocol.proofs import KDF
 
 from .players import Outbox, Outgoing, Player, Prepared
@@ -384,14 +384,15 @@ class ServerSession:
         self.frame_started = None
 
     def _over_rate(self, request_id: int | str | None) -> ErrorMessage | None:
-        """Take a token for a frame received; without one, the ``rate_limited`` refusal
-        to answer it with (fatal once ``burst`` frames in a row were refused)."""
+        """Take the tokens a frame received costs (one, and one more per whole KiB of its
+        body); without one, the ``rate_limited`` refusal to answer it with (fatal once the
+        frames refused in a row would have cost ``burst``)."""
         now = trio.current_time()
-        if self.bucket.take(now):
+        if self.bucket.take(now, 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN):
             return None
         if self.bucket.exhausted:
-            return fatal("rate_limited", f"{self.bucket.burst} frames in a row arrived "
-                                         "too fast and were refused")
+            return fatal("rate_limited", f"frames worth {self.bucket.burst} tokens in a row "
+                                         "arrived too fast and were refused")
         wait = self.bucket.wait_ms(now)
         return ErrorMessage(code="rate_limited", fatal=False, id=request_id, retry_ms=wait,
                             message=f"too many messages: this one was ignored; wait {wait} ms")

@@ -325,7 +325,15 @@ class Table:
                            self._round_due())
                 if wake <= trio.current_time():
                     await trio.lowlevel.checkpoint()  # (a timer due at once holds up nobody)
-                    await self._on_timer(trio.current_time())
+                    # a command already waiting goes first, then the timer: house bots
+                    # that play at once (house_delay 0) must not keep the inbox unread
+                    try:
+                        waiting = self._receive.receive_nowait()
+                    except trio.WouldBlock:
+                        pass
+                    else:
+                        await self._command(waiting)
+                    await self._on_timer(trio.current_time())  # (each timer checks itself)
                     continue
                 # (no cancel scope per wait: the hall's alarm clock puts a wake-up in the
                 # inbox when the instant comes, see .alarms)
@@ -619,10 +627,14 @@ class Table:
         if since is not None and self.game is not None and \
                 self.game_seq <= since <= self.seq:
             # exactly the events after ``since``, as this seat sees them (the current
-            # game's; an earlier seq missed this game's start: a snapshot instead)
-            for n, event in enumerate(self.events[since - self.game_seq:], since + 1):
-                player.send(EventMessage(table=self.id, seq=n,
-                                         event=event_to_wire(event_for(event, index))))
+            # game's; an earlier seq missed this game's start: a snapshot instead), as
+            # one reply: their size is charged to the asker's rate, as a snapshot's is
+            missed = [EventMessage(table=self.id, seq=n,
+                                   event=event_to_wire(event_for(event, index)))
+                      for n, event in enumerate(self.events[since - self.game_seq:],
+                                                since + 1)]
+            if missed:
+                player.send(Prepared.answer(*missed))
         else:
             self._send_snapshot(player, index)
         self._prompt_again(player)

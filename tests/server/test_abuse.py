@@ -18,7 +18,21 @@ from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import open_session
-from rummyhall.protocol import Error, Hello, ListTables, Ok, Ping, Pong, Say, Tables, TableUpdate
+from rummyhall.protocol import (
+    Error,
+    EventMessage,
+    Hello,
+    ListTables,
+    Ok,
+    Ping,
+    Pong,
+    Resync,
+    Say,
+    Tables,
+    TableUpdate,
+)
+from rummyhall.protocol import Watch as WatchTable
+from rummyhall.protocol.limits import FRAME_BYTES_PER_TOKEN, HELLO_FRAME
 from rummyhall.server import Hall, Settings
 from rummyhall.server.session import ServerSession
 
@@ -219,6 +233,94 @@ async def test_a_big_reply_costs_more_of_the_rate_and_a_refusal_says_how_long_to
         assert len(await maker.list_tables()) == 64
 
 
+def junk_ping(request_id: int, size: int) -> bytes:
+    """A ping frame of ``size`` bytes of body, most of it an unknown field of many tiny
+    maps: legal, and as costly to decode and check as a frame of its size can be."""
+    wire: dict[str, object] = {"type": "ping", "id": request_id, "junk": []}
+    base = len(msgpack.packb(wire))
+    wire["junk"] = [[{}] * 15] * ((size - base - 3) // 16)
+    pads = (msgpack.packb({**wire, "pad": "x" * n}) for n in range(64))
+    body: bytes = next(body for body in pads if len(body) == size)
+    return struct.pack(">I", size) + body
+
+
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=200)])
+async def test_a_big_frame_costs_the_rate_its_size(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """A frame costs a token and one more per whole KiB of its body: a burst of 200 tokens
+    takes 200 small pings but only four of 60 KiB (each full of tiny maps, the costliest
+    to decode; the fourth leaves the bucket owing); the frames refused after them cost
+    their size too, so a client that goes on sending them is closed after four refusals,
+    and one that sends 200 small frames at once is not. (The clock stands still.)"""
+    assert hall.port
+    try:
+        await big_frames_then_small(hall.port)
+    finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
+        mock_clock.autojump_threshold = 0
+
+
+async def big_frames_then_small(port: int) -> None:
+    big = junk_ping(0, 60 * FRAME_BYTES_PER_TOKEN)
+    raw = await RawClient.connect(port)
+    await raw.hello("bulky")
+    await raw.send_bytes(big * 4)
+    answers = [await raw.receive() for _ in range(4)]
+    assert all(isinstance(m, Pong) for m in answers), answers  # inside the burst
+    await raw.send_bytes(big)
+    refused = await raw.receive()
+    assert isinstance(refused, Error) and refused.code == "rate_limited", refused
+    assert not refused.fatal and refused.id == 0
+    assert refused.retry_ms == (1 + 4 * 61 - 200) * 100  # owed tokens, at 10 a second
+    await raw.send_bytes(big * 3)
+    closing = [m for m in await raw.receive_until_closed() if isinstance(m, Error)]
+    assert [(m.code, m.fatal) for m in closing] == [("rate_limited", False)] * 2 + [
+        ("rate_limited", True)]  # 4 refusals of 61 tokens: past the burst of 200
+    small = await RawClient.connect(port)
+    await small.hello("nimble")
+    await small.send_bytes(b"".join(small.conn.send(Ping(id=i)) for i in range(200)))
+    answers = [await small.receive() for _ in range(200)]
+    assert all(isinstance(m, Pong) for m in answers)  # 200 small frames: the same burst
+    await small.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=1, burst=20)])
+async def test_a_resync_costs_the_rate_what_its_events_weigh(hall: Hall) -> None:
+    """The events a resync sends back answer one request: their whole size is charged, a
+    token per 4 KiB, as a snapshot's would be. Asking again and again for a whole game's
+    events is refused long before as many pings would be."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="host") as host:
+        table = await host.create_table("basic", 2, {"target_score": 10_000})
+        await host.add_bot(table, 0)
+        await host.add_bot(table, 1)
+        await host.start(table)
+        live = hall.lobby.tables[table]
+        await wait_for(lambda: live.seq >= 120)  # the house bots play on meanwhile
+        raw = await RawClient.connect(hall.port)
+        await raw.hello("replayer")
+        await raw.send(WatchTable(table=table, id="w"))
+        while not (isinstance(got := await raw.receive(), Ok) and got.id == "w"):
+            assert not isinstance(got, Error), got
+        asked = 12
+        await raw.send_bytes(b"".join(raw.conn.send(Resync(table=table, since=0, id=i))
+                                      for i in range(asked)))
+        answers: dict[int | str | None, object] = {}
+        events = 0
+        while len(answers) < asked:
+            message = await raw.receive()
+            if isinstance(message, Ok | Error) and message.id in range(asked):
+                answers[message.id] = message
+            events += isinstance(message, EventMessage)
+        replayed = [i for i, m in answers.items() if isinstance(m, Ok)]
+        assert events >= 120 * len(replayed)  # each answered resync replayed the game
+        limited = [m for m in answers.values() if isinstance(m, Error)]
+        assert all(m.code == "rate_limited" and not m.fatal for m in limited)
+        # each replay is more than 8 KiB, 3 tokens: 12 of them cost far more than the 20
+        # a burst holds (12 pings would all be answered)
+        assert 1 <= len(replayed) <= 8 and limited, (len(replayed), events)
+        await raw.aclose()
+
+
 @pytest.mark.parametrize("settings", [with_settings(max_output_bytes=262_144)])
 async def test_a_lagging_reader_misses_lobby_updates_then_gets_the_latest(
         hall: Hall, settings: Settings) -> None:
@@ -311,11 +413,11 @@ def padded_ping(size: int) -> bytes:
 @pytest.mark.parametrize("stage", ["before the hello", "after the welcome"])
 async def test_the_frame_size_is_checked_on_every_read_path(hall: Hall, settings: Settings,
                                                             stage: str) -> None:
-    """Before the welcome a frame may be 65536 bytes (the protocol's default); after it,
+    """Before the welcome a frame may be 4096 bytes (a hello needs far less); after it,
     what the welcome announced. Exactly the limit is read; one byte more is refused
     from the length prefix alone (the body is never sent here)."""
     assert hall.port
-    limit = 65_536 if stage == "before the hello" else settings.max_frame
+    limit = HELLO_FRAME if stage == "before the hello" else settings.max_frame
     ok = await RawClient.connect(hall.port)
     refused = await RawClient.connect(hall.port)
     if stage == "after the welcome":
