@@ -103,7 +103,8 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
                "--data", ":memory:", "--port", str(port), "--no-beacon",
                "--house-delay", "0", "--hand-pause", "0", "--log-level", "error",
                "--max-connections", "5000", "--max-per-address", "5000", "--max-tables", "300",
-               "--connect-rate", "100000", "--connect-burst", "5000"]
+               "--max-tables-per-address", "300", "--connect-rate", "100000",
+               "--connect-burst", "5000"]
     server = subprocess.Popen(command, stdout=subprocess.PIPE)
     assert server.stdout is not None
     server.stdout.readline()

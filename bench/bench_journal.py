@@ -54,7 +54,7 @@ from rummyhall.server.tokens import digest
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
                     messages_per_second=10_000, burst=10_000, log_level="warning",
-                    max_tables=10_000)
+                    max_tables=10_000, max_tables_per_address=10_000)
 ACTION = '{"kind":"discard","seat":0,"card":"Td"}'
 
 

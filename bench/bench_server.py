@@ -431,7 +431,7 @@ def server_command(port: int, data: str = ":memory:", journal: bool = True,
                "--messages-per-second", "10000", "--burst", "10000",
                "--max-connections", str(connections), "--max-per-address", str(connections),
                "--connect-rate", "100000", "--connect-burst", str(connections),
-               "--max-tables", "500",
+               "--max-tables", "500", "--max-tables-per-address", "500",
                "--log-level", "warning", "--tls" if tls else "--no-tls"]
 
 

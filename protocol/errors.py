@@ -103,7 +103,9 @@ _LOBBY = _codes(
     ("game_over", False, "the table's game has ended"),
     ("unknown_game", False, "create_table: no game of that name"),
     ("unknown_strategy", False, "add_bot: the server has no bot strategy of that name"),
-    ("too_many_tables", False, "the server has max_tables tables already"),
+    ("too_many_tables", False, "the server has max_tables tables already, or the tables "
+                               "created from the client's address are "
+                               "max_tables_per_address (the message says which)"),
     ("spectator_only", False, "a spectator connection may not sit, create tables or bring "
                               "bots"),
     ("no_such_game", False, "get_record: no game played has this number"),

@@ -95,6 +95,9 @@ class Settings:
                             low=1, high=100_000)
     max_tables: int = _s(MAX_TABLES, "tables at once", low=1,
                          high=MAX_TABLES_LIMIT)
+    max_tables_per_address: int = _s(32, "tables open at once created from one address "
+                                         "(by any of its players)", low=1,
+                                     high=MAX_TABLES_LIMIT)
     max_frame: int = _s(MAX_FRAME, "largest frame a client may send (bytes)",
                         low=MIN_FRAME_LIMIT, high=MAX_FRAME_LIMIT)
     messages_per_second: int = _s(MESSAGES_PER_SECOND, "frames per second a client may "
@@ -130,6 +133,10 @@ class Settings:
     grace_seconds: int = _s(GRACE_SECONDS, "default time a disconnected player's seat "
                                            "waits before a house bot plays it", low=0,
                            high=MAX_SECONDS)
+    abandoned_seconds: float = _s(600.0, "a game in play with nobody at its table (no "
+                                         "player connected in a seat, no spectator) waits, "
+                                         "its house bots still; after this long the table "
+                                         "is closed", low=1, high=MAX_SECONDS)
     house_delay: float = _s(0.4, "seconds a house bot waits before it plays (for people "
                                  "to follow)", low=0, high=60)
     update_interval: float = _s(0.1, "seconds the lobby gathers table changes before it "

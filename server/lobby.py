@@ -309,6 +309,11 @@ class Lobby:
             return TableError("spectator_only", "a spectator connection may not create tables")
         if len(self.tables) >= self.settings.max_tables:
             return TableError("too_many_tables", f"the server has {len(self.tables)} tables")
+        mine = sum(1 for t in self.tables.values() if t.creator.address == player.address)
+        if mine >= self.settings.max_tables_per_address:
+            return TableError("too_many_tables", f"{mine} tables created from your address "
+                                                 f"({player.address}) are open, the most "
+                                                 "this server allows: one must end first")
         cls = GAMES.get(msg.game)
         if cls is None:
             return TableError("unknown_game", f"no game {msg.game!r}; games: "

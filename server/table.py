@@ -250,6 +250,10 @@ class Table:
         self.hand_proofs: list[DealProof] = []
         self.shuffle_proof: DealProof | None = None
         self._paused_hand = 0  # the hand after which the pause between hands was made
+        #: Since when nobody has been at this table during its game (inf: someone is, or
+        #: no game is in play); the table closes ``abandoned_seconds`` after it.
+        self.unattended_since = math.inf
+        self.stalled = False  # a house bot's move waits for someone to be at the table
 
     # ------------------------------------------------------------------ queries
 
@@ -301,6 +305,11 @@ class Table:
         seat = self.seat_of(player)
         return seat if seat is not None and not seat.left else None
 
+    def attended(self) -> bool:
+        """Someone is at this table: a player connected in its seat, or a spectator."""
+        return any(s.present for s in self.seats) or any(
+            _taken_in(p, box) for p, box in self.spectators.items())
+
     def audience(self) -> list[tuple[Player, int | None]]:
         """Every connected player who sees this table, with the seat whose view they get."""
         seen: list[tuple[Player, int | None]] = [
@@ -320,9 +329,11 @@ class Table:
                 if self.round is None:  # (a restored table: the next shuffle's round
                     self._open_round()  # was lost; its seats are told at their snapshot)
                 await self._advance()  # a table restored from the journal carries on
+                self._look_around()  # (nobody is back yet: it counts towards closing)
             while not self.closed:
                 wake = min(self.deadline, self.bot_due, self.pause_until, self._grace_due(),
-                           self._round_due())
+                           self._round_due(),
+                           self.unattended_since + self.settings.abandoned_seconds)
                 if wake <= trio.current_time():
                     await trio.lowlevel.checkpoint()  # (a timer due at once holds up nobody)
                     # a command already waiting goes first, then the timer: house bots
@@ -365,6 +376,18 @@ class Table:
         await self._handle(command)
         if self._shuffle_ready():  # (a seat it waited for left, or dropped)
             await self._advance()
+        self._look_around()
+
+    def _look_around(self) -> None:
+        """After each command (who is at the table may have changed): a game nobody is at
+        starts counting towards its closing; one that someone came back to goes on."""
+        if self.state != "playing" or self.attended():
+            self.unattended_since = math.inf
+            if self.stalled:
+                self.stalled = False
+                self._schedule()  # (the house bot to move plays after its delay)
+        elif self.unattended_since == math.inf:
+            self.unattended_since = trio.current_time()
 
     def _waits_for_chance(self) -> bool:
         game = self.game
@@ -775,6 +798,7 @@ class Table:
         seat = self.seats[game.to_move]
         now = trio.current_time()
         self.deadline = self.bot_due = math.inf
+        self.stalled = False
         if seat.bot is not None:
             self.bot_due = now + self.settings.house_delay
         else:
@@ -812,6 +836,12 @@ class Table:
 
     async def _on_timer(self, now: float) -> None:
         game = self.game
+        if now >= self.unattended_since + self.settings.abandoned_seconds:
+            log.info("table %s: nobody has been at it for %g s; closed", self.id,
+                     self.settings.abandoned_seconds)
+            self.close()
+            self._changed()  # the lobby removes it
+            return
         if now >= self.pause_until:
             self.pause_until = math.inf
             if game is not None and game.phase is Phase.DEAL:
@@ -837,6 +867,12 @@ class Table:
             return
         seat = self.seats[game.to_move]
         if now >= self.bot_due and seat.bot is not None:
+            if not self.attended():  # house bots play only for someone to see it
+                self.bot_due = math.inf
+                self.stalled = True
+                if self.unattended_since == math.inf:
+                    self.unattended_since = now
+                return
             await self._bot_move(seat, seat.bot)
         elif now >= self.deadline:
             log.info("table %s: seat %s timed out", self.id, seat.index)
@@ -928,7 +964,7 @@ class Table:
             seat.outbox = player.outbox  # taken in: from here it gets what the table sends
             self._changed()
             self._send_snapshot(player, seat.index)
-            if self.bot_due != math.inf:
+            if self.bot_due != math.inf or self.stalled:
                 self._reschedule(seat)  # a stand-in was about to play: the player's turn now
             else:
                 self._prompt_again(player)

@@ -74,14 +74,20 @@ FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.005, hand_
                 messages_per_second=10_000, burst=10_000, log_level="warning", seed=14)
 
 
-async def _serve_until(data: Path, stop: Callable[[Hall], bool]) -> None:
-    """Run a server on ``data`` until ``stop(hall)`` holds (checked as the tables play)."""
+async def _serve_until(data: Path, stop: Callable[[Hall], bool], token: str) -> None:
+    """Run a server on ``data`` until ``stop(hall)`` holds (checked as the tables play),
+    its tables watched again by the player of ``token`` (house bots play for someone to
+    see, and a restart watches nothing)."""
     hall = Hall(dataclasses.replace(FAST, data=str(data)))
     async with trio.open_nursery() as nursery:
         await nursery.start(hall.serve)
-        with trio.fail_after(HANG_GUARD):
-            while not stop(hall):
-                await trio.sleep(0.005)
+        assert hall.port is not None
+        async with open_session(port=hall.port, name="host", token=token) as host:
+            for table in sorted(hall.lobby.tables):
+                await host.watch(table)
+            with trio.fail_after(HANG_GUARD):
+                while not stop(hall):
+                    await trio.sleep(0.005)
         hall.stop()
 
 
@@ -130,6 +136,7 @@ async def test_restored_house_bots_decide_as_bots_that_never_stopped(tmp_path: P
                 while any(t.game is None or t.game.move_number < 12 for t in tables):
                     await trio.sleep(0.005)
             cut = {t.id: t.game.hand_no for t in tables if t.game is not None}
+            token = host.token
             hall.stop()  # mid-hand: the bots have their hand's memory
     assert all(t.game is not None and t.game.phase.value in ("upcard", "draw", "play")
                for t in tables)  # (each cut in the middle of a hand)
@@ -138,7 +145,8 @@ async def test_restored_house_bots_decide_as_bots_that_never_stopped(tmp_path: P
         return all(h.lobby.tables.get(t.id) is None or h.lobby.tables[t.id].state ==
                    "finished" for t in tables)
 
-    await _serve_until(data, over)
+    assert token is not None
+    await _serve_until(data, over, token)
     store = Store.open_for_reading(str(data))
     try:
         played = store.games(limit=10)

@@ -10,7 +10,7 @@ FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pa
                 messages_per_second=10_000, burst=10_000,
                 # (tests connect one client after another from 127.0.0.1; test_arrivals.py
                 # tests the connection rate itself)
-                connect_rate=10_000.0, connect_burst=10_000,
+                connect_rate=10_000.0, connect_burst=10_000, max_tables_per_address=500,
                 seed=12345, log_level="warning", data=":memory:")
 
 

@@ -293,14 +293,14 @@ async def test_a_resync_costs_the_rate_what_its_events_weigh(hall: Hall) -> None
         table = await host.create_table("basic", 2, {"target_score": 10_000})
         await host.add_bot(table, 0)
         await host.add_bot(table, 1)
+        raw = await RawClient.connect(hall.port)
+        await raw.hello("replayer")
+        await raw.send(WatchTable(table=table, id="w"))  # (house bots play for an audience)
+        while not (isinstance(got := await raw.receive(), Ok) and got.id == "w"):
+            assert not isinstance(got, Error), got
         await host.start(table)
         live = hall.lobby.tables[table]
         await wait_for(lambda: live.seq >= 120)  # the house bots play on meanwhile
-        raw = await RawClient.connect(hall.port)
-        await raw.hello("replayer")
-        await raw.send(WatchTable(table=table, id="w"))
-        while not (isinstance(got := await raw.receive(), Ok) and got.id == "w"):
-            assert not isinstance(got, Error), got
         asked = 12
         await raw.send_bytes(b"".join(raw.conn.send(Resync(table=table, since=0, id=i))
                                       for i in range(asked)))

@@ -32,6 +32,7 @@ async def test_an_expert_house_bot_does_not_hold_up_the_server(
         table = await host.create_table("gin", 2, {"target_score": 10})
         await host.add_bot(table, 0, "expert")
         await host.add_bot(table, 1, "simple")
+        await host.watch(table)  # (house bots play for someone to see)
         await host.start(table)
         await wait_for(thinking.is_set, timeout=30, poll=0.01)
         # the expert is deciding: the server still answers, other tables can be made

@@ -374,8 +374,9 @@ async def test_an_absent_player_is_replaced_after_the_grace_period(
     async with open_session("127.0.0.1", port, name="host") as host:
         table = await host.create_table("gin", 2, {"target_score": 10})
         await host.add_bot(table, 1)
+        await host.watch(table)  # (so that the game goes on without ada: house bots play
         async with open_session("127.0.0.1", port, name="ada", reconnect_seconds=0) as ada:
-            await ada.join(table, 0)
+            await ada.join(table, 0)  # for someone to see)
             await host.start(table)
             await wait_for(lambda: ada.tables[table].my_turn, session=ada)
             token = ada.token
