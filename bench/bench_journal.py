@@ -48,7 +48,8 @@ from rummyhall.protocol import GetRecord, ListGamesPlayed, ListRatings, Message,
 from rummyhall.rules import new_game, seat_view
 from rummyhall.server import Hall, Settings
 from rummyhall.server.journal import Journal
-from rummyhall.server.store import RATE_SQL, Store, _summary, name_key
+from rummyhall.server.names import name_key
+from rummyhall.server.store import RATE_SQL, Store, _summary
 from rummyhall.server.tokens import digest
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -373,8 +373,8 @@ class Hello(Message):
     protocol: str = spec(StrT(1, 32), f'always "{PROTOCOL}"', default=PROTOCOL)
     versions: tuple[int, ...] = spec(ArrayT(IntT(1, 65_535), 1, 16),
                                      "the protocol versions the client speaks")
-    name: str = spec(NAME, "the player's name (compared case-blind; it belongs to "
-                                 "its token, section 4)")
+    name: str = spec(NAME, "the player's name (compared case-blind in Unicode's NFKC "
+                                 "form, section 3; it belongs to its token, section 4)")
     kind: str = spec(EnumT(("person", "bot", "spectator")),
                      "person (a human's client), bot (a program), spectator (watches only)")
     token: str | None = spec(OptT(TOKEN), "the token of an earlier session, to resume it",

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from rummyhall.protocol import BanInfo
 from rummyhall.protocol.limits import MAX_BANS
 
+from .names import name_key
+
 
 class BanError(ValueError):
     """A ban that cannot be made: ``code`` is the protocol's error code."""
@@ -42,7 +44,7 @@ class Ban:
 
     @property
     def name_key(self) -> str | None:
-        return self.name.casefold() if self.name is not None else None
+        return name_key(self.name) if self.name is not None else None
 
     def active(self, now: float) -> bool:
         return self.until is None or now < self.until
@@ -110,7 +112,7 @@ class BanList:
     def matching(self, now: float, *, name: str | None = None, player: int | None = None,
                  address: str | None = None) -> Ban | None:
         """The ban in force, if any, on this name (any case), player or address."""
-        key = name.casefold() if name is not None else None
+        key = name_key(name) if name is not None else None
         for ban in self._bans.values():
             if not ban.active(now):
                 continue
@@ -122,7 +124,7 @@ class BanList:
 
     def lift(self, *, name: str | None = None, address: str | None = None) -> list[Ban]:
         """Take out the bans of ``name`` (any case) or of ``address``; those taken."""
-        key = name.casefold() if name is not None else None
+        key = name_key(name) if name is not None else None
         lifted = [b for b in self._bans.values()
                   if (key is not None and b.name_key == key)
                   or (address is not None and b.address == address)]

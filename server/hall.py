@@ -26,6 +26,7 @@ from .config import Settings
 from .flusher import Flusher
 from .journal import Journal
 from .lobby import Lobby
+from .names import name_key
 from .players import OutputBudget, Player
 from .session import LINGER_BYTES, LINGER_SECONDS, ServerSession, fatal
 from .store import MEMORY, data_path, default_data_dir
@@ -89,7 +90,7 @@ class Hall:
         if holder is None or holder is resumed:
             return None
         if resumed is not None and resumed.owns_name \
-                and resumed.name.casefold() == hello.name.casefold():
+                and name_key(resumed.name) == name_key(hello.name):
             return None  # its own name, lent to another while it was away: it wins
         if holder.id in self._by_player or self.lobby.holds_seat_or_table(holder):
             return fatal("name_taken", f"the name {hello.name!r} is in use")
@@ -116,7 +117,7 @@ class Hall:
             if old is not None and old is not session:
                 old.close(fatal("session_replaced", "you connected again elsewhere"))
         holder = players.holder(hello.name)
-        owner = resumed and player.owns_name and player.name.casefold() == hello.name.casefold()
+        owner = resumed and player.owns_name and name_key(player.name) == name_key(hello.name)
         before = players.claim(player, hello.name)
         if before is None:
             if holder is None:  # (holder is player: it keeps what it had, owned or on loan)

@@ -102,6 +102,7 @@ from rummyhall.rules import (
 
 from .bans import Ban
 from .config import Settings
+from .names import name_key
 from .ratings import Rating
 from .records import LatestGame, PlayerRecord, RestoredHall, SeatRecord, TableRecord
 from .store import (
@@ -113,7 +114,6 @@ from .store import (
     StoreBusy,
     StoreError,
     game_ratings,
-    name_key,
     rating_key,
     rating_row,
 )

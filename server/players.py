@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 
 from rummyhall.protocol import MAX_SERVER_FRAME, Message, encode_message
 
+from .names import name_key
 from .tokens import digest, matches, new_token
 
 
@@ -266,7 +267,7 @@ class PlayerRegistry:
     def __init__(self) -> None:
         self._by_id: dict[int, Player] = {}
         self._by_token: dict[str, Player] = {}
-        self._holders: dict[str, Player] = {}  # casefolded name -> the player holding it
+        self._holders: dict[str, Player] = {}  # name key -> the player holding it
         self._next_id = 1
 
     def new(self, name: str, kind: str) -> tuple[Player, str]:
@@ -288,24 +289,24 @@ class PlayerRegistry:
     def _add(self, player: Player) -> None:
         self._by_id[player.id] = player
         self._by_token[player.token_digest] = player
-        self._holders.setdefault(player.name.casefold(), player)
+        self._holders.setdefault(name_key(player.name), player)
 
     def holder(self, name: str) -> Player | None:
         """The player that holds ``name`` (any case), or None."""
-        return self._holders.get(name.casefold())
+        return self._holders.get(name_key(name))
 
     def claim(self, player: Player, name: str) -> Player | None:
         """``player`` holds ``name`` from now on (and no longer its old one); the player
         that held it before, if another."""
         self._unname(player)
         player.name = name
-        folded = name.casefold()
+        folded = name_key(name)
         before = self._holders.get(folded)
         self._holders[folded] = player
         return before if before is not player else None
 
     def _unname(self, player: Player) -> None:
-        folded = player.name.casefold()
+        folded = name_key(player.name)
         if self._holders.get(folded) is player:
             del self._holders[folded]
 
@@ -328,7 +329,7 @@ class PlayerRegistry:
         self._by_id.pop(player.id, None)
         self._by_token.pop(player.token_digest, None)
         self._unname(player)
-        holder = self._holders.get(player.name.casefold())
+        holder = self._holders.get(name_key(player.name))
         if holder is not None and player.owns_name:
             holder.owns_name = True
 

@@ -34,6 +34,7 @@ from typing import IO, Any
 
 import platformdirs
 
+from .names import name_key
 from .ratings import Rating, ranks_from_result, rate
 from .tokens import digest
 
@@ -122,7 +123,7 @@ RATE_SQL = ("INSERT INTO ratings (key, game, player, name, mu, sigma, rating, ga
 
 def rating_key(seat: dict[str, Any]) -> str:
     """Whose rating a seat of a game's seating is: ``player:ID`` (the identity that holds
-    the token), or ``house:NAME`` for a house bot (its seat name, casefolded)."""
+    the token), or ``house:NAME`` for a house bot (its seat name's key, names.name_key)."""
     if seat.get("player") is not None:
         return f"player:{int(seat['player'])}"
     return f"house:{name_key(seat.get('name') or '?')}"
@@ -175,9 +176,6 @@ def is_digest(value: str) -> bool:
     return len(value) == 64 and all(ch in "0123456789abcdef" for ch in value)
 
 
-def name_key(name: str) -> str:
-    """A name as history looks it up (any case)."""
-    return name.casefold()
 
 
 # Each step runs in the migration's transaction: an SQL script, or Python for what SQL
@@ -228,7 +226,7 @@ MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     """,
     2: """
     CREATE TABLE ratings (
-        key TEXT NOT NULL,                 -- the name, casefolded
+        key TEXT NOT NULL,                 -- the name's key (names.name_key)
         game TEXT NOT NULL,
         name TEXT NOT NULL,                -- the name as last seen
         mu REAL NOT NULL,

@@ -56,6 +56,28 @@ async def test_a_name_whose_seat_is_held_is_refused_to_anybody_without_its_token
     await back.aclose()
 
 
+@pytest.mark.parametrize(("held", "lookalike"), [
+    ("jos\u00e9", "jose\u0301"),  # one character, or an e and a combining accent
+    ("jose\u0301", "JOS\u00c9"),
+    ("ada", "\uff41\uff44\uff41"),  # full-width letters
+    ("Stra\u00dfe", "STRASSE"),
+])
+async def test_a_name_that_only_looks_different_is_the_same_name(
+        hall: Hall, held: str, lookalike: str) -> None:
+    """Names are compared in Unicode's compatibility form, case-folded: a client cannot
+    take a name in use by spelling it with other code points that look the same."""
+    assert hall.port
+    holder, welcome = await welcome_of(hall.port, held)
+    assert isinstance(welcome, Welcome)
+    squatter, answer = await welcome_of(hall.port, lookalike)
+    assert fatal_code(answer) == "name_taken", (held, lookalike, answer)
+    await squatter.aclose()
+    other, fine = await welcome_of(hall.port, "jose")  # (an e without its accent differs)
+    assert isinstance(fine, Welcome)
+    await other.aclose()
+    await holder.aclose()
+
+
 async def test_the_token_holder_wins_its_name_back_from_whoever_took_it(hall: Hall) -> None:
     """A player who holds nothing leaves its name free for a while; when it comes back
     with its token, it gets its name, and whoever took the name meanwhile is closed."""
