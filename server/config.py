@@ -103,6 +103,10 @@ class Settings:
     messages_per_second: int = _s(MESSAGES_PER_SECOND, "frames per second a client may "
                                                       "send, on average", low=1, high=MAX_RATE)
     burst: int = _s(BURST, "frames a client may send at once", low=1, high=MAX_RATE)
+    chat_per_second: float = _s(2.0, "chat lines a player may say a second, on average, "
+                                     "past chat_burst (each reaches every listener)",
+                                low=0.1, high=MAX_RATE)
+    chat_burst: int = _s(10, "chat lines a player may say at once", low=1, high=MAX_RATE)
     handshake_seconds: float = _s(float(HANDSHAKE_SECONDS), "time a new connection has to "
                                                              "say hello", low=0.1, high=3600)
     idle_seconds: float = _s(float(IDLE_SECONDS), "a client silent this long is closed",

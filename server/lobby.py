@@ -37,6 +37,7 @@ from rummyhall.protocol import (
     Say,
     TableRemoved,
     TableUpdate,
+    TokenBucket,
     Watch,
     encode_frame,
     games_catalogue,
@@ -300,7 +301,7 @@ class Lobby:
                result: Message | TableError) -> None:
         if isinstance(result, TableError):
             player.send(ErrorMessage(code=result.code, message=result.message, fatal=False,
-                                     id=request_id))
+                                     id=request_id, retry_ms=result.retry_ms))
         else:
             player.send(result)
 
@@ -372,10 +373,18 @@ class Lobby:
         return None
 
     def _say(self, player: Player, msg: Say) -> Ok | TableError:
-        left = player.muted_until - trio.current_time()
+        now = trio.current_time()
+        left = player.muted_until - now
         if left > 0:
             return TableError("muted", f"the host muted your chat for {math.ceil(left)} more "
                                        "seconds")
+        bucket = player.chat_bucket
+        if bucket is None:
+            s = self.settings
+            bucket = player.chat_bucket = TokenBucket(s.chat_per_second, s.chat_burst)
+        if not bucket.take(now):
+            return TableError("rate_limited", "too many chat lines: this one was not said",
+                              retry_ms=bucket.wait_ms(now))
         chat = Prepared(Chat(player=player.id, name=player.name, text=msg.text,
                              table=msg.table))
         # (chat is what a lagging reader may lose: it never costs a bystander its place)
@@ -473,10 +482,15 @@ class Lobby:
 
     async def prompt_again(self, player: Player) -> None:
         """An action of ``player`` was refused before any table read it (a bad card, a bad
-        field): each of its tables where it is to move sends it a fresh your_turn."""
+        field): each of its tables where it is to move sends it a fresh your_turn. (Only
+        those: a client that sends broken actions in a loop must not cost every table it
+        watches a command each.)"""
         for table_id in sorted(player.tables):
             table = self.tables.get(table_id)
-            if table is not None:
+            seat = table.sits(player) if table is not None else None
+            game = table.game if table is not None else None
+            if table is not None and seat is not None and game is not None \
+                    and game.to_move == seat.index:
                 await self._to_table(table, Command(player, "prompt"))
 
     async def leave_all(self, player: Player) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from rummyhall.protocol import MAX_SERVER_FRAME, Message, encode_message
+from rummyhall.protocol import MAX_SERVER_FRAME, Message, TokenBucket, encode_message
 
 from .names import name_key
 from .tokens import digest, matches, new_token
@@ -236,6 +236,10 @@ class Player:
         #: The host muted its chat until then (the server's clock; 0: not muted). A mute
         #: lasts while the server runs.
         self.muted_until = 0.0
+        #: Its chat's own rate (settings chat_per_second, chat_burst: a line reaches every
+        #: listener, so it costs the server many times what another request does); made
+        #: at its first line.
+        self.chat_bucket: TokenBucket | None = None
         #: Its connection's welcome nonce (proofs of table codes are keyed over it) and
         #: address (wrong codes are counted by address): set at each admission.
         self.nonce = ""

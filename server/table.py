@@ -113,10 +113,11 @@ def new_secret(rng: random.Random) -> bytes:
 class TableError(Exception):
     """A lobby request the table refuses: ``code`` is the protocol's error code."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, retry_ms: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_ms = retry_ms  # rate_limited: how long until it is taken again
 
 
 class TableBroken(Exception):

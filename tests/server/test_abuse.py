@@ -19,6 +19,9 @@ from players import RawClient, play_seat, wait_for
 from rummyhall.bots import SimpleBot
 from rummyhall.client import open_session
 from rummyhall.protocol import (
+    AddBot,
+    Chat,
+    CreateTable,
     Error,
     EventMessage,
     Hello,
@@ -28,6 +31,7 @@ from rummyhall.protocol import (
     Pong,
     Resync,
     Say,
+    Start,
     Tables,
     TableUpdate,
 )
@@ -35,6 +39,7 @@ from rummyhall.protocol import Watch as WatchTable
 from rummyhall.protocol.limits import FRAME_BYTES_PER_TOKEN, HELLO_FRAME
 from rummyhall.server import Hall, Settings
 from rummyhall.server.session import ServerSession
+from rummyhall.server.table import Command, Table
 
 SMALL = 4_096  # socket buffers small enough that our own queue must hold the rest
 
@@ -126,7 +131,8 @@ async def test_clients_that_ask_for_the_largest_reply_and_never_read(
     assert hall.output.total == 0  # nothing is left behind
 
 
-CHAT = with_settings(max_output_bytes=262_144, messages_per_second=100, burst=200)
+CHAT = with_settings(max_output_bytes=262_144, messages_per_second=100, burst=200,
+                     chat_per_second=100, chat_burst=200)
 
 
 @pytest.mark.parametrize("settings", [CHAT])
@@ -319,6 +325,92 @@ async def test_a_resync_costs_the_rate_what_its_events_weigh(hall: Hall) -> None
         # a burst holds (12 pings would all be answered)
         assert 1 <= len(replayed) <= 8 and limited, (len(replayed), events)
         await raw.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(chat_per_second=1, chat_burst=3)])
+async def test_chat_has_its_own_rate_for_it_reaches_every_listener(hall: Hall) -> None:
+    """A line of lobby chat goes to every connection: a player may say chat_burst lines at
+    once, then chat_per_second; the lines past it are refused (rate_limited, with the
+    wait) and reach nobody; the chatter stays connected, and the client library waits as
+    told and gets its lines said."""
+    assert hall.port
+    listener = await RawClient.connect(hall.port)
+    await listener.hello("listener")
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("chatty")
+    await raw.send_bytes(b"".join(raw.conn.send(Say(text=f"line {i}", id=i))
+                                  for i in range(10)))
+    answers: dict[int | str | None, object] = {}
+    while len(answers) < 10:
+        message = await raw.receive()
+        if isinstance(message, Ok | Error):
+            answers[message.id] = message
+    said = [i for i, m in answers.items() if isinstance(m, Ok)]
+    refused = [m for m in answers.values() if isinstance(m, Error)]
+    assert 3 <= len(said) <= 4 and said[:3] == [0, 1, 2]  # (a second refills one)
+    assert all(m.code == "rate_limited" and not m.fatal and m.retry_ms
+               and m.retry_ms > 0 for m in refused)
+    await raw.send(Ping(id="still"))
+    while not isinstance(await raw.receive(), Pong):
+        pass
+    async with open_session("127.0.0.1", hall.port, name="patient") as patient:
+        for n in range(5):  # past the burst: the library waits and says it again
+            await patient.say(f"patient {n}")
+    heard: list[str] = []
+    while len(heard) < len(said) + 5:
+        message = await listener.receive()
+        if isinstance(message, Chat):
+            heard.append(message.text)
+    assert heard == [f"line {i}" for i in said] + [f"patient {n}" for n in range(5)]
+    await raw.aclose()
+    await listener.aclose()
+
+
+async def test_a_broken_action_costs_the_tables_its_sender_only_watches_nothing(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An action refused before any table reads it (a card that is no card) brings a
+    fresh your_turn from a table where its sender is to move (tests/server/test_play.py),
+    and costs the tables it only watches nothing: a client that loops on a broken action
+    is not multiplied by the tables it watches."""
+    assert hall.port
+    prompted: list[int] = []
+    to_table = hall.lobby._to_table
+
+    async def counting(table: Table, command: Command) -> bool:
+        if command.message == "prompt":
+            prompted.append(table.id)
+        return await to_table(table, command)
+
+    monkeypatch.setattr(hall.lobby, "_to_table", counting)
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("looper", kind="bot")
+    async def ask(message: CreateTable | AddBot | WatchTable | Start) -> Ok:
+        await raw.send(message)
+        while not (isinstance(got := await raw.receive(), Ok | Error)
+                   and got.id == message.id):
+            pass
+        assert isinstance(got, Ok), got
+        return got
+
+    for n in range(3):
+        table = (await ask(CreateTable(game="gin", players=2, id=n))).table
+        assert table is not None
+        for seat in range(2):
+            await ask(AddBot(table=table, seat=seat, id=f"bot {seat}"))
+        await ask(WatchTable(table=table, id="watch"))
+        await ask(Start(table=table, id="start"))
+    body = msgpack.packb({"type": "action", "id": "broken", "table": 1, "move": 0,
+                          "action": {"kind": "discard", "card": "Zz"}})
+    await raw.send_bytes((struct.pack(">I", len(body)) + body) * 20)
+    refused = 0
+    while refused < 20:
+        got = await raw.receive()
+        refused += isinstance(got, Error) and got.id == "broken" and got.code == "bad_card"
+    await raw.send(Ping(id="after"))
+    while not isinstance(await raw.receive(), Pong):
+        pass
+    assert prompted == []  # (before: a command to each of the three tables, each time)
+    await raw.aclose()
 
 
 @pytest.mark.parametrize("settings", [with_settings(max_output_bytes=262_144)])
