@@ -255,6 +255,8 @@ class Table:
         #: no game is in play); the table closes ``abandoned_seconds`` after it.
         self.unattended_since = math.inf
         self.stalled = False  # a house bot's move waits for someone to be at the table
+        #: Who may think in a worker thread (the lobby's one limiter for all tables).
+        self.thinking: trio.CapacityLimiter | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -886,8 +888,10 @@ class Table:
         action: SeatAction
         if isinstance(bot, ExpertBot):
             # a bot that searches thinks for up to its budget: in a worker thread, so that
-            # the other tables (and this table's own inbox) are not held up meanwhile
-            action = await trio.to_thread.run_sync(bot.choose, view, legal)
+            # the other tables (and this table's own inbox) are not held up meanwhile, one
+            # such bot of the whole server at a time (the lobby's limiter)
+            action = await trio.to_thread.run_sync(bot.choose, view, legal,
+                                                   limiter=self.thinking)
         else:
             action = bot.choose(view, legal)
         await self._play(action)
