@@ -89,7 +89,13 @@ from rummyhall.protocol import (
     view_from_wire,
 )
 from rummyhall.protocol import Session as SessionInfo
-from rummyhall.protocol.limits import FRAME_BYTES_PER_TOKEN, HEADER_SIZE, MAX_LISTED_TABLES, MINOR
+from rummyhall.protocol.framing import pack_body
+from rummyhall.protocol.limits import (
+    FRAME_BYTES_PER_TOKEN,
+    MAX_LISTED_TABLES,
+    MINOR,
+    START_TOKENS,
+)
 from rummyhall.protocol.proofs import DEFAULT_ITERATIONS, LOGIN_LABEL, ProofError
 from rummyhall.rules import SeatAction, SeatView
 
@@ -600,26 +606,27 @@ class Session:
         """
         await self.wait_connected()
         async with self._write_lock:
-            await self._pace()
+            await self._pace(msg)
             stream, conn = self._io, self._conn
             if stream is None or conn is None:
                 raise ConnectionLost("not connected")
-            data = conn.send(msg)
-            extra = (len(data) - HEADER_SIZE) // FRAME_BYTES_PER_TOKEN
-            if extra and self._bucket is not None:
-                self._bucket.charge(extra)  # (owed: the next send waits for it)
-            await stream.send_all(data)
+            await stream.send_all(conn.send(msg))
 
-    async def _pace(self) -> None:
+    async def _pace(self, msg: Message) -> None:
         limits = self.welcome.limits if self.welcome is not None else None
         if limits is None:
             return
         if self._bucket is None:
-            # a little under the server's rate: its clock and ours do not tick together
+            # a little under the server's rate: its clock and ours do not tick together;
+            # and a new connection may start with a part of its bucket (docs/protocol.md,
+            # section 8): the first sends are paced from a small one
             self._bucket = TokenBucket(rate=limits.messages_per_second * 0.9,
-                                       burst=max(1, limits.burst // 2))
-        while not self._bucket.take(trio.current_time()):
-            await trio.sleep(1 / self._bucket.rate)
+                                       burst=max(1, limits.burst // 2),
+                                       tokens=min(limits.burst // 2, START_TOKENS))
+        cost = 1 + len(pack_body(msg.to_wire())) // FRAME_BYTES_PER_TOKEN  # as the server counts
+
+        while not self._bucket.take(trio.current_time(), cost):
+            await trio.sleep(max(1, self._bucket.wait_ms(trio.current_time(), cost)) / 1000)
 
     async def wait_connected(self, timeout: float | None = None) -> None:
         """Wait until connected (raises :class:`ServerClosed` if the session has ended)."""

@@ -49,7 +49,15 @@ from enum import Enum, StrEnum
 from typing import Any, Final, Literal
 
 from .errors import ERROR_CODES, LocalProtocolError, RemoteProtocolError
-from .framing import FrameBuffer, check_value, pack_body, pack_header, unpack_body, unpack_header
+from .framing import (
+    FrameBuffer,
+    check_value,
+    pack_body,
+    pack_header,
+    peek_body,
+    unpack_body,
+    unpack_header,
+)
 from .limits import (
     HELLO_FRAME,
     MAX_FRAME,
@@ -261,6 +269,30 @@ class Connection(FrameBuffer):
             self._pos = 0
         elif self._state is not _CLOSED or not data:  # once over, late bytes are dropped
             self._feed(data)
+
+    def next_frame_size(self) -> int | None:
+        """The body size of the next frame when all of it is buffered and within the limit
+        (what it will cost to read), else None."""
+        data, pos = self._data, self._pos
+        if len(data) - pos < 4:
+            return None
+        size: int = unpack_header(data, pos)[0]
+        return size if size <= self._limit and len(data) - pos - 4 >= size else None
+
+    def take_unread(self) -> tuple[str | None, int | str | None]:
+        """Consume the next frame (all of it buffered: :meth:`next_frame_size`) without
+        reading it: its ``type`` and valid request ``id`` only (None for each it has not),
+        for a frame refused unread, so that its reply names its request. It costs a
+        fraction of reading it: nothing is built but those two values."""
+        size = self.next_frame_size()
+        assert size is not None, "take_unread needs a whole frame buffered"
+        start = self._pos + 4
+        body = self._data[start:start + size]
+        self._take(start + size)
+        self.frame_size = size
+        kind, request_id = peek_body(body)
+        rid = _request_id({"id": request_id})
+        return (kind if type(kind) is str and len(kind) <= MAX_TEXT else None), rid
 
     def next_event(self) -> Message | Literal[Sentinel.NEED_DATA, Sentinel.PAUSED,
                                               Sentinel.CLOSED]:

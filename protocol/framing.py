@@ -229,6 +229,37 @@ def unpack_body(body: bytes | bytearray) -> object:
         raise bad_frame(f"the frame body is not msgpack ({type(exc).__name__})") from None
 
 
+def peek_body(body: bytes | bytearray) -> tuple[object, object]:
+    """The ``type`` and ``id`` of a frame body holding a map, the rest skipped unread (in
+    msgpack's C code, building nothing): what a frame refused unread is answered with.
+    ``(None, None)`` when the body is not a map or not msgpack; either may be None when
+    absent. No frame rule is checked beyond what skipping needs.
+
+    >>> peek_body(pack_body({"type": "ping", "junk": [[{}] * 15] * 100, "id": 7}))
+    ('ping', 7)
+    >>> peek_body(bytes([0xc1])), peek_body(pack_body([1, 2]))
+    ((None, None), (None, None))
+    """
+    unpacker = msgpack.Unpacker(use_list=False, max_bin_len=0, max_ext_len=0,
+                                max_array_len=MAX_ARRAY_LEN, max_map_len=MAX_MAP_LEN,
+                                max_buffer_size=max(len(body), 1))
+    unpacker.feed(body)
+    kind: object = None
+    request_id: object = None
+    try:
+        for _ in range(unpacker.read_map_header()):
+            key = unpacker.unpack()
+            if key == "type":
+                kind = unpacker.unpack()
+            elif key == "id":
+                request_id = unpacker.unpack()
+            else:
+                unpacker.skip()
+    except Exception:  # not msgpack, not a map, cut short: nothing more is known
+        return (kind, request_id) if kind is not None else (None, None)
+    return kind, request_id
+
+
 def check_value(value: object, depth: int = 1) -> None:
     """Check a decoded value (at nesting ``depth``) against the frame rules, recursively.
 

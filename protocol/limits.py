@@ -71,6 +71,12 @@ FRAME_BYTES_PER_TOKEN: Final = 1_024
 """A frame received costs its sender one more rate token for each whole KiB of its body:
 decoding a frame costs the server in proportion to its size (a frame of many tiny arrays
 and maps costs up to 0.3 ms a KiB to decode and check), so 64 KiB cost 65 tokens."""
+START_RESERVE: Final = 4
+"""Full buckets of rate tokens an address's new connections may start with at once;
+refilled at ``messages_per_second``: reconnecting does not refill a bucket."""
+START_TOKENS: Final = 10
+"""The fewest rate tokens a new connection starts with, however fast its address
+reconnects."""
 HANDSHAKE_SECONDS: Final = 10
 IDLE_SECONDS: Final = 120
 PING_SECONDS: Final = 30

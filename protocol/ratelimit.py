@@ -10,6 +10,8 @@
     (False, 1000)
     >>> bucket.take(3.0, tokens=3), bucket.take(3.0)  # a big frame takes three at once
     (True, False)
+    >>> bucket.take(4.0, tokens=3), bucket.wait_ms(4.0, tokens=3)  # two there, three needed
+    (False, 500)
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import math
 
 class TokenBucket:
     """``burst`` tokens at once, refilled at ``rate`` tokens per second (a small frame
-    costs one).
+    costs one); it starts full, or with ``tokens``.
 
     :meth:`take` answers whether a frame arriving at ``now`` (seconds, any monotonic
     clock) may be handled, and spends what it costs. ``refused_in_a_row`` counts the
@@ -32,12 +34,12 @@ class TokenBucket:
 
     __slots__ = ("_last", "_tokens", "burst", "rate", "refused_in_a_row")
 
-    def __init__(self, rate: float, burst: int) -> None:
+    def __init__(self, rate: float, burst: int, tokens: float | None = None) -> None:
         if rate <= 0 or burst < 1:
             raise ValueError("rate must be positive and burst at least 1")
         self.rate = rate
         self.burst = burst
-        self._tokens = float(burst)
+        self._tokens = float(burst) if tokens is None else min(float(burst), tokens)
         self._last: float | None = None
         self.refused_in_a_row = 0
 
@@ -47,26 +49,39 @@ class TokenBucket:
         if self._last is None or now > self._last:
             self._last = now
 
-    def take(self, now: float, tokens: int = 1) -> bool:
-        """Spend ``tokens`` if there is at least one (the rest, if missing, is owed, up to
-        ``burst``); False, and count the refusal as ``tokens``, when there is none."""
+    def affords(self, now: float, tokens: int = 1) -> bool:
+        """Whether ``tokens`` (or, past ``burst``, a full bucket) are there at ``now``."""
         self._refill(now)
-        if self._tokens >= 1.0:
-            self._tokens = max(-float(self.burst), self._tokens - tokens)
+        return self._tokens >= min(tokens, self.burst)
+
+    def take(self, now: float, tokens: int = 1) -> bool:
+        """Spend ``tokens`` if the bucket :meth:`affords` them; False, and count the
+        refusal as ``tokens``, when it does not."""
+        if self.affords(now, tokens):
+            self._tokens -= tokens
             self.refused_in_a_row = 0
             return True
-        self.refused_in_a_row += tokens
+        self.refuse(tokens)
         return False
+
+    def refuse(self, tokens: int = 1) -> None:
+        """Count a frame of ``tokens`` refused (the bucket did not afford it)."""
+        self.refused_in_a_row += tokens
 
     def charge(self, tokens: int) -> None:
         """Spend ``tokens`` more for work already done (the debt is at most ``burst``)."""
         self._tokens = max(-float(self.burst), self._tokens - tokens)
 
-    def wait_ms(self, now: float) -> int:
-        """Milliseconds from ``now`` until a frame will be taken (0: now)."""
+    def wait_ms(self, now: float, tokens: int = 1) -> int:
+        """Milliseconds from ``now`` until a frame of ``tokens`` will be taken (0: now)."""
         self._refill(now)
-        missing = 1.0 - self._tokens
+        missing = min(tokens, self.burst) - self._tokens
         return 0 if missing <= 0 else max(1, math.ceil(missing / self.rate * 1000))
+
+    def tokens(self, now: float) -> float:
+        """The tokens there are at ``now`` (negative: owed)."""
+        self._refill(now)
+        return self._tokens
 
     @property
     def exhausted(self) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from rummyhall.protocol import TokenBucket
+from rummyhall.protocol.limits import START_RESERVE, START_TOKENS
 
 CAPACITY = 4096
 """Addresses an :class:`ArrivalLimiter` remembers at once (the least recently seen go)."""
@@ -62,6 +63,47 @@ class ArrivalLimiter:
         else:
             self._buckets.move_to_end(address)
         return bucket.take(now)
+
+
+class StartingTokens:
+    """The rate tokens each new connection of an address starts with.
+
+    A connection's frames are bounded by its own bucket (``burst`` tokens, refilled at
+    ``rate``); but a client that reconnects would get a full bucket each time, so that
+    ``connect_rate`` connections a second, each spending its burst on the costliest
+    frames, could cost the server far more than one connection at the rate. So the
+    tokens an address's new connections start with come from an allowance of
+    ``reserve`` full buckets, refilled at ``rate``: a connection takes a full bucket
+    from it while it has one, else what is left, and never starts with fewer than
+    ``floor`` (what a client's first requests need). Remembers ``capacity`` addresses
+    (one it forgot starts with a full allowance).
+
+    >>> start = StartingTokens(rate=100, burst=200, reserve=2, floor=10)
+    >>> [start.grant("10.0.0.9", 0.0) for _ in range(4)]
+    [200, 200, 10, 10]
+    >>> start.grant("10.0.0.9", 0.5), start.grant("10.0.0.8", 0.5)
+    (50, 200)
+    """
+
+    def __init__(self, rate: float, burst: int, *, reserve: int = START_RESERVE,
+                 floor: int = START_TOKENS, capacity: int = CAPACITY) -> None:
+        self.rate, self.burst, self.reserve, self.floor = rate, burst, reserve, floor
+        self.capacity = capacity
+        self._allowances: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def grant(self, address: str, now: float) -> int:
+        """The tokens a new connection from ``address`` at ``now`` starts with."""
+        allowance = self._allowances.get(address)
+        if allowance is None:
+            allowance = self._allowances[address] = TokenBucket(
+                self.rate, self.burst * self.reserve)
+            while len(self._allowances) > self.capacity:
+                self._allowances.popitem(last=False)
+        else:
+            self._allowances.move_to_end(address)
+        granted = max(0, min(self.burst, int(allowance.tokens(now))))
+        allowance.charge(granted)
+        return max(min(self.floor, self.burst), granted)
 
 
 class RefusalSlots:

@@ -123,7 +123,10 @@ class ServerSession:
         s = hall.settings
         self.conn = Connection(SERVER, max_frame=s.max_frame)
         self.player: Player | None = None
+        # (reconnecting does not refill the bucket: at the first frame after the hello,
+        # the address's allowance says how full it starts, server/arrivals.py)
         self.bucket = TokenBucket(rate=s.messages_per_second, burst=s.burst)
+        self._granted = False
         self._cancel: trio.CancelScope | None = None  # the whole session (a slow reader)
         self._greeting = trio.CancelScope()  # the wait for the hello: a polite close
         self._reading = trio.CancelScope()  # the reader only: a polite close
@@ -302,6 +305,14 @@ class ServerSession:
         assert self.player is not None
         received_at = trio.current_time()
         while True:
+            size = self.conn.next_frame_size()
+            if size is not None and not self._granted:
+                self._start_bucket()
+            if size is not None and not self.bucket.affords(
+                    trio.current_time(), 1 + size // FRAME_BYTES_PER_TOKEN):
+                if await self._refuse_unread(received_at):
+                    return
+                continue
             try:
                 event = self.conn.next_event()
             except RemoteProtocolError as exc:
@@ -310,11 +321,9 @@ class ServerSession:
                 if exc.fatal:
                     self._queue(error_message(exc))
                     return
-                refusal = self._over_rate(exc.request_id)  # a refused frame counts too
-                self._queue(refusal or error_message(exc))
-                if refusal is not None and refusal.fatal:
-                    return
-                if refusal is None and exc.message_type == "action":
+                self._spend()  # a refused frame costs what it costs too
+                self._queue(error_message(exc))
+                if exc.message_type == "action":
                     await self.hall.lobby.prompt_again(self.player)  # a fresh your_turn
                 continue
             if event is NEED_DATA:
@@ -336,18 +345,28 @@ class ServerSession:
             if isinstance(event, Bye):  # (honoured whatever the rate: it has no reply)
                 await self.hall.lobby.leave_all(self.player)
                 return
-            refusal = self._over_rate(getattr(event, "id", None))
-            if refusal is not None:
-                self._queue(refusal)
-                if refusal.fatal:
-                    return
-                continue
+            self._spend()
             if isinstance(event, Ping):
                 self._queue(Pong(id=event.id))
             elif isinstance(event, ADMIN_REQUESTS):
                 await self.hall.admin.handle(self, event)
             else:
                 self._pending = await self.hall.lobby.handle(self.player, event)
+
+    async def _refuse_unread(self, received_at: float) -> bool:
+        """Refuse the next frame without reading it, the bucket short of what it costs:
+        reading is the work the rate bounds, so only its type and id are looked at, for
+        its one reply. True when the session ends (a bye, or the last refusal)."""
+        assert self.player is not None
+        kind, request_id = self.conn.take_unread()
+        self._frame_ended(received_at)
+        await self._replied()  # (replies keep the order of the requests)
+        if kind == "bye":  # (honoured whatever the rate: it has no reply)
+            await self.hall.lobby.leave_all(self.player)
+            return True
+        refusal = self._over_rate(request_id)
+        self._queue(refusal)
+        return refusal.fatal
 
     async def _receive(self) -> bytes:
         """The next bytes from the client (b"": it closed its side).
@@ -383,17 +402,32 @@ class ServerSession:
         self.heard_at = received_at
         self.frame_started = None
 
-    def _over_rate(self, request_id: int | str | None) -> ErrorMessage | None:
-        """Take the tokens a frame received costs (one, and one more per whole KiB of its
-        body); without one, the ``rate_limited`` refusal to answer it with (fatal once the
+    def _start_bucket(self) -> None:
+        """At the first frame after the hello: the rate bucket starts with what the
+        address's allowance grants (a connection that sends nothing takes nothing)."""
+        s = self.hall.settings
+        self.bucket = TokenBucket(rate=s.messages_per_second, burst=s.burst,
+                                  tokens=self.hall.starting.grant(self.address,
+                                                                  trio.current_time()))
+        self._granted = True
+
+    def _spend(self) -> None:
+        """Take the tokens of the frame just read (the reader made sure they are there)."""
+        taken = self.bucket.take(trio.current_time(),
+                                 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN)
+        assert taken, "a frame was read that the bucket could not afford"
+
+    def _over_rate(self, request_id: int | str | None) -> ErrorMessage:
+        """The ``rate_limited`` refusal of the frame just taken unread (its cost, one token
+        and one more per whole KiB of its body, counts towards the closing: fatal once the
         frames refused in a row would have cost ``burst``)."""
         now = trio.current_time()
-        if self.bucket.take(now, 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN):
-            return None
+        cost = 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN
+        self.bucket.refuse(cost)
         if self.bucket.exhausted:
             return fatal("rate_limited", f"frames worth {self.bucket.burst} tokens in a row "
                                          "arrived too fast and were refused")
-        wait = self.bucket.wait_ms(now)
+        wait = self.bucket.wait_ms(now, cost)
         return ErrorMessage(code="rate_limited", fatal=False, id=request_id, retry_ms=wait,
                             message=f"too many messages: this one was ignored; wait {wait} ms")
 

@@ -20,6 +20,7 @@ from rummyhall.bots import SimpleBot
 from rummyhall.client import open_session
 from rummyhall.protocol import (
     AddBot,
+    Bye,
     Chat,
     CreateTable,
     Error,
@@ -93,9 +94,11 @@ FLOOD = with_settings(max_output_bytes=262_144, max_total_output_bytes=4_194_304
 @pytest.mark.parametrize("settings", [FLOOD])
 async def test_clients_that_ask_for_the_largest_reply_and_never_read(
         hall: Hall, settings: Settings, watch: Watch) -> None:
-    """Sixteen non-readers ask for a full lobby's listing 200 times each, next to a game
+    """Sixteen non-readers ask for a full lobby's listing 400 times each, next to a game
     in play: the server's queued bytes stay within both bounds, the game is played to
-    its end, and each non-reader alone is closed."""
+    its end, and each non-reader alone is closed (the first few start with full buckets
+    and fill their queues; the rest start with what their address has left, and are
+    refused until closed for their rate)."""
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="maker") as maker:
         for _ in range(200):  # (the tables stay while their creator is here)
@@ -110,7 +113,7 @@ async def test_clients_that_ask_for_the_largest_reply_and_never_read(
             await ada.start(table)
             async with trio.open_nursery() as nursery:
                 for raw in flooders:
-                    request = b"".join(raw.conn.send(ListTables(id=i)) for i in range(200))
+                    request = b"".join(raw.conn.send(ListTables(id=i)) for i in range(400))
                     nursery.start_soon(raw.send_bytes, request)
                 with trio.fail_after(60):
                     await play_seat(ada, table, SimpleBot())
@@ -254,10 +257,10 @@ def junk_ping(request_id: int, size: int) -> bytes:
 async def test_a_big_frame_costs_the_rate_its_size(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
     """A frame costs a token and one more per whole KiB of its body: a burst of 200 tokens
-    takes 200 small pings but only four of 60 KiB (each full of tiny maps, the costliest
-    to decode; the fourth leaves the bucket owing); the frames refused after them cost
-    their size too, so a client that goes on sending them is closed after four refusals,
-    and one that sends 200 small frames at once is not. (The clock stands still.)"""
+    takes 200 small pings but only three of 60 KiB (each full of tiny maps, the costliest
+    to decode); the frames refused after them, unread, cost their size too, so a client
+    that goes on sending them is closed after four refusals, and one that sends 200 small
+    frames at once is not. (The clock stands still.)"""
     assert hall.port
     try:
         await big_frames_then_small(hall.port)
@@ -269,14 +272,14 @@ async def big_frames_then_small(port: int) -> None:
     big = junk_ping(0, 60 * FRAME_BYTES_PER_TOKEN)
     raw = await RawClient.connect(port)
     await raw.hello("bulky")
-    await raw.send_bytes(big * 4)
-    answers = [await raw.receive() for _ in range(4)]
+    await raw.send_bytes(big * 3)
+    answers = [await raw.receive() for _ in range(3)]
     assert all(isinstance(m, Pong) for m in answers), answers  # inside the burst
     await raw.send_bytes(big)
-    refused = await raw.receive()
+    refused = await raw.receive()  # 17 tokens left, 61 needed: refused unread
     assert isinstance(refused, Error) and refused.code == "rate_limited", refused
     assert not refused.fatal and refused.id == 0
-    assert refused.retry_ms == (1 + 4 * 61 - 200) * 100  # owed tokens, at 10 a second
+    assert refused.retry_ms == (61 - 17) * 100  # the tokens missing, at 10 a second
     await raw.send_bytes(big * 3)
     closing = [m for m in await raw.receive_until_closed() if isinstance(m, Error)]
     assert [(m.code, m.fatal) for m in closing] == [("rate_limited", False)] * 2 + [
@@ -287,6 +290,33 @@ async def big_frames_then_small(port: int) -> None:
     answers = [await small.receive() for _ in range(200)]
     assert all(isinstance(m, Pong) for m in answers)  # 200 small frames: the same burst
     await small.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=50)])
+async def test_reconnecting_does_not_refill_the_bucket(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """A client that reconnects to get a fresh burst each time gets it four times (the
+    address's allowance of four full buckets), then 10 tokens a connection: its frames
+    past them are refused unread, each with its id, and a bye is still honoured. (The
+    clock stands still: nothing refills.)"""
+    assert hall.port
+    try:
+        pongs = []
+        for n in range(6):
+            raw = await RawClient.connect(hall.port)
+            await raw.hello(f"churn{n}")
+            # (59: the 50th refusal in a row would close the connection)
+            await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(59)))
+            got = [await raw.receive() for _ in range(59)]
+            pongs.append(sum(isinstance(m, Pong) for m in got))
+            refused = [m for m in got if isinstance(m, Error)]
+            assert all(m.code == "rate_limited" and not m.fatal for m in refused)
+            assert {m.id for m in got if isinstance(m, Pong | Error)} == set(range(59))
+            await raw.send(Bye())  # (refused unread like the rest, and still honoured)
+            assert await raw.receive_until_closed() == []
+        assert pongs == [50, 50, 50, 50, 10, 10]
+    finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
+        mock_clock.autojump_threshold = 0
 
 
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=1, burst=20)])
