@@ -601,7 +601,7 @@ class Session:
         """Send a message (no reply awaited); waits while reconnecting.
 
         Sends are paced to the server's announced rate (``messages_per_second`` and
-        ``burst`` of its welcome, a frame costing one token and one more per whole KiB of
+        ``burst`` of its welcome, a frame costing one token and one more per whole 256 bytes of
         its body, as the server counts), so a fast bot is slowed down, never refused.
         """
         await self.wait_connected()

@@ -67,10 +67,11 @@ MAX_RATE: Final = 10_000
 """The most a server may set ``messages_per_second`` or ``burst`` to (the schema's bound)."""
 REPLY_BYTES_PER_TOKEN: Final = 4_096
 """A reply (or a snapshot) costs its asker one more rate token for each whole 4 KiB of it."""
-FRAME_BYTES_PER_TOKEN: Final = 1_024
-"""A frame received costs its sender one more rate token for each whole KiB of its body:
-decoding a frame costs the server in proportion to its size (a frame of many tiny arrays
-and maps costs up to 0.3 ms a KiB to decode and check), so 64 KiB cost 65 tokens."""
+FRAME_BYTES_PER_TOKEN: Final = 256
+"""A frame received costs its sender one more rate token for each whole 256 bytes of its
+body: decoding a frame costs the server in proportion to its size (a frame of many tiny
+arrays and maps costs up to 0.3 ms a KiB to decode and check, a small request about 0.1
+ms), so a token buys about the same work whatever a client sends; 64 KiB cost 257."""
 START_RESERVE: Final = 4
 """Full buckets of rate tokens an address's new connections may start with at once;
 refilled at ``messages_per_second``: reconnecting does not refill a bucket."""

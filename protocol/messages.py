@@ -714,8 +714,9 @@ class Resync(Message):
     table: int = spec(TABLE, "the table")
     id: int | str | None = spec(OptT(IdT()), ID_DOC, default=None)
     since: int | None = spec(OptT(COUNT), "the last seq the client holds: the events after "
-                             "it follow the ok, when they are of the current game; nil (or "
-                             "a seq from before this game started) gets a snapshot",
+                             "it follow the ok, when they are of the current game and the "
+                             "server still keeps them (this one keeps the last 1000 at "
+                             "least); nil, or an older seq, gets a snapshot",
                              default=None)
 
 

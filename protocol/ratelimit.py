@@ -24,15 +24,16 @@ class TokenBucket:
     costs one); it starts full, or with ``tokens``.
 
     :meth:`take` answers whether a frame arriving at ``now`` (seconds, any monotonic
-    clock) may be handled, and spends what it costs. ``refused_in_a_row`` counts the
-    tokens the frames refused since the last accepted one would have cost: the spec
-    closes the connection when it reaches ``burst``.
+    clock) may be handled, and spends what it costs. Refusals have an allowance of their
+    own, ``burst`` tokens refilled at ``rate``: each refused frame spends what it would
+    have cost, and the spec closes the connection once it is spent (:attr:`exhausted`),
+    so a client that sends far past the rate is closed however its frames are spread.
     :meth:`charge` takes more for a frame that caused more work (a big reply); the bucket
     may then owe up to ``burst`` tokens, and :meth:`wait_ms` says how long until the next
     frame is welcome.
     """
 
-    __slots__ = ("_last", "_tokens", "burst", "rate", "refused_in_a_row")
+    __slots__ = ("_last", "_spare", "_tokens", "burst", "rate")
 
     def __init__(self, rate: float, burst: int, tokens: float | None = None) -> None:
         if rate <= 0 or burst < 1:
@@ -41,11 +42,13 @@ class TokenBucket:
         self.burst = burst
         self._tokens = float(burst) if tokens is None else min(float(burst), tokens)
         self._last: float | None = None
-        self.refused_in_a_row = 0
+        self._spare = float(burst)  # the refusals' allowance
 
     def _refill(self, now: float) -> None:
         if self._last is not None and now > self._last:
-            self._tokens = min(float(self.burst), self._tokens + (now - self._last) * self.rate)
+            grown = (now - self._last) * self.rate
+            self._tokens = min(float(self.burst), self._tokens + grown)
+            self._spare = min(float(self.burst), self._spare + grown)
         if self._last is None or now > self._last:
             self._last = now
 
@@ -59,14 +62,15 @@ class TokenBucket:
         refusal as ``tokens``, when it does not."""
         if self.affords(now, tokens):
             self._tokens -= tokens
-            self.refused_in_a_row = 0
             return True
         self.refuse(tokens)
         return False
 
     def refuse(self, tokens: int = 1) -> None:
-        """Count a frame of ``tokens`` refused (the bucket did not afford it)."""
-        self.refused_in_a_row += tokens
+        """Count a frame of ``tokens`` refused (the bucket did not afford it) against the
+        refusals' allowance (refilled by :meth:`affords` and the other calls that look
+        at the clock)."""
+        self._spare -= tokens
 
     def charge(self, tokens: int) -> None:
         """Spend ``tokens`` more for work already done (the debt is at most ``burst``)."""
@@ -85,6 +89,7 @@ class TokenBucket:
 
     @property
     def exhausted(self) -> bool:
-        """True once the frames refused in a row would have cost ``burst`` tokens (``burst``
-        small ones): close with rate_limited."""
-        return self.refused_in_a_row >= self.burst
+        """True once the refusals' allowance is spent: refused frames worth ``burst``
+        tokens (``burst`` small ones) more than ``rate`` a second bring back. Close with
+        rate_limited."""
+        return self._spare <= 0

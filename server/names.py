@@ -2,12 +2,17 @@
 
 A name is shown as its player typed it, but compared by its key: Unicode's compatibility
 normal form (NFKC), case-folded and normalized again, the "identifier caseless match" of
-Unicode's standard annex 31. So "Ada" is "ada", "josé" typed with a combining accent is
-"josé" typed with one character, and a name in full-width letters is the name in plain
-ones: nobody can take a name that only looks different from one in use, nor dodge a ban
-on it that way.
+Unicode's standard annex 31, without the code points Unicode marks default-ignorable
+(shown as nothing: joiners, variation selectors, fillers). So "Ada" is "ada", "josé"
+typed with a combining accent is "josé" typed with one character, a name in full-width
+letters is the name in plain ones, and "ada" with an invisible joiner inside is "ada":
+nobody can take a name that differs from one in use only in such ways, nor dodge a ban
+on it that way. (Letters of other scripts that look alike, a Cyrillic "а" for a Latin
+"a", are other names still.)
 
-    >>> name_key("Ada") == name_key("ADA") == name_key("ａｄａ")
+    >>> name_key("Ada") == name_key("ADA") == name_key("ａｄａ") == name_key("ad\u034fa")
+    True
+    >>> name_key("ada\ufe0f") == name_key("ada\u180b") == name_key("ada\u3164") == "ada"
     True
     >>> name_key("jose\\u0301") == name_key("jos\\u00e9"), name_key("jose") == name_key("josé")
     (True, False)
@@ -20,6 +25,18 @@ from __future__ import annotations
 import unicodedata
 
 
+_IGNORABLE_RANGES = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt)."""
+_DROP = {code: None for low, high in _IGNORABLE_RANGES for code in range(low, high + 1)}
+
+
 def name_key(name: str) -> str:
     """The form two names are compared in: equal keys, the same name."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return folded.translate(_DROP)

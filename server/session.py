@@ -419,7 +419,7 @@ class ServerSession:
 
     def _over_rate(self, request_id: int | str | None) -> ErrorMessage:
         """The ``rate_limited`` refusal of the frame just taken unread (its cost, one token
-        and one more per whole KiB of its body, counts towards the closing: fatal once the
+        and one more per whole 256 bytes of its body, counts towards the closing: fatal once the
         frames refused in a row would have cost ``burst``)."""
         now = trio.current_time()
         cost = 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN

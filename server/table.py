@@ -87,6 +87,10 @@ from .players import Outbox, Player, Prepared
 log = logging.getLogger("rummyhall.table")
 
 INBOX_SIZE = 512
+KEPT_EVENTS = 1_000
+"""The events a table keeps for resyncs, at least (at most twice as many): a resync from
+an older seq gets a snapshot, so a resync's reply stays small (a game that never ends
+does not grow without bound), and what a client missed costs at most that many events."""
 
 
 _WIRE_OF: dict[SeatAction, dict[str, Any]] = {}
@@ -213,8 +217,9 @@ class Table:
         self.state = "waiting"
         self.seq = 0
         self.journal: list[Action] = []  # every action of the current game, shuffles included
-        #: The events of the current game, in order (a resync from a seq gives those
-        #: after it); ``game_seq`` is the table's event number before the first of them.
+        #: The events of the current game, in order, the last KEPT_EVENTS to twice that
+        #: (a resync from a seq gives those after it); ``game_seq`` is the table's event
+        #: number before the first of them.
         self.events: list[Event] = []
         self.game_seq = 0
         self.rng = rng or random.SystemRandom()
@@ -653,8 +658,8 @@ class Table:
         if since is not None and self.game is not None and \
                 self.game_seq <= since <= self.seq:
             # exactly the events after ``since``, as this seat sees them (the current
-            # game's; an earlier seq missed this game's start: a snapshot instead), as
-            # one reply: their size is charged to the asker's rate, as a snapshot's is
+            # game's, those kept; an earlier seq: a snapshot instead), as one reply: their
+            # size is charged to the asker's rate, as a snapshot's is
             missed = [EventMessage(table=self.id, seq=n,
                                    event=event_to_wire(event_for(event, index)))
                       for n, event in enumerate(self.events[since - self.game_seq:],
@@ -994,6 +999,10 @@ class Table:
     def _broadcast(self, events: list[Event]) -> None:
         audience = self.audience()
         self.events += events
+        if len(self.events) > 2 * KEPT_EVENTS:  # (the oldest go: a resync before them
+            gone = len(self.events) - KEPT_EVENTS  # gets a snapshot)
+            del self.events[:gone]
+            self.game_seq += gone
         ended = any(isinstance(e, HandScored) for e in events)
         for event in events:
             self.seq += 1

@@ -32,6 +32,7 @@ from rummyhall.protocol import (
     Pong,
     Resync,
     Say,
+    Snapshot,
     Start,
     Tables,
     TableUpdate,
@@ -39,6 +40,7 @@ from rummyhall.protocol import (
 from rummyhall.protocol import Watch as WatchTable
 from rummyhall.protocol.limits import FRAME_BYTES_PER_TOKEN, HELLO_FRAME
 from rummyhall.server import Hall, Settings
+from rummyhall.server import table as table_module
 from rummyhall.server.session import ServerSession
 from rummyhall.server.table import Command, Table
 
@@ -141,9 +143,9 @@ CHAT = with_settings(max_output_bytes=262_144, messages_per_second=100, burst=20
 @pytest.mark.parametrize("settings", [CHAT])
 async def test_a_chat_burst_within_the_limits_closes_nobody(hall: Hall,
                                                              settings: Settings) -> None:
-    """Two clients send 130 long lines each at once (inside the burst of 200) while the
-    bystanders do not read: more than a bystander's bound of chat, so it is dropped for
-    them, and every sender and bystander stays connected."""
+    """Two clients send 95 long lines each at once (two tokens a line: inside the burst of
+    200) while the bystanders do not read: more than a bystander's bound of chat, so it
+    is dropped for them, and every sender and bystander stays connected."""
     assert hall.port
     bystanders = [await stubborn(hall.port, f"by{n}") for n in range(4)]
     sessions = [session_of(hall, f"by{n}") for n in range(4)]
@@ -153,10 +155,10 @@ async def test_a_chat_burst_within_the_limits_closes_nobody(hall: Hall,
     line = "x" * 400
     for chatter in chatters:
         await chatter.send_bytes(b"".join(chatter.conn.send(Say(text=line, id=i))
-                                          for i in range(130)))
+                                          for i in range(95)))
     for chatter in chatters:
         oks = 0
-        while oks < 130:
+        while oks < 95:
             message = await chatter.receive()
             assert not isinstance(message, Error), message
             oks += isinstance(message, Ok)
@@ -256,11 +258,11 @@ def junk_ping(request_id: int, size: int) -> bytes:
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=200)])
 async def test_a_big_frame_costs_the_rate_its_size(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
-    """A frame costs a token and one more per whole KiB of its body: a burst of 200 tokens
-    takes 200 small pings but only three of 60 KiB (each full of tiny maps, the costliest
-    to decode); the frames refused after them, unread, cost their size too, so a client
-    that goes on sending them is closed after four refusals, and one that sends 200 small
-    frames at once is not. (The clock stands still.)"""
+    """A frame costs a token and one more per whole 256 bytes of its body: a burst of 200
+    tokens takes 200 small pings but only three of 15 KiB (each full of tiny maps, the
+    costliest to decode); the frames refused after them, unread, cost their size too, so
+    a client that goes on sending them is closed after four refusals, and one that sends
+    200 small frames at once is not. (The clock stands still.)"""
     assert hall.port
     try:
         await big_frames_then_small(hall.port)
@@ -290,6 +292,36 @@ async def big_frames_then_small(port: int) -> None:
     answers = [await small.receive() for _ in range(200)]
     assert all(isinstance(m, Pong) for m in answers)  # 200 small frames: the same burst
     await small.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=20)])
+async def test_a_client_far_past_the_rate_is_closed_though_some_frames_get_through(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """Sending twenty times the rate, a client has a frame taken now and then (one each
+    tenth of a second); its refusals still spend their allowance (20, refilled at the
+    rate) and it is closed, where counting refusals "in a row" never would."""
+    assert hall.port
+    try:
+        raw = await RawClient.connect(hall.port)
+        await raw.hello("hasty")
+        got: list[object] = []
+        for _round in range(4):
+            await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(20)))
+            for _ in range(20):
+                message = await raw.receive()
+                got.append(message)
+                if isinstance(message, Error) and message.fatal:
+                    break
+            else:
+                mock_clock.jump(0.1)  # one more token
+                continue
+            break
+        fatal = [m for m in got if isinstance(m, Error) and m.fatal]
+        assert [m.code for m in fatal] == ["rate_limited"]
+        assert sum(isinstance(m, Pong) for m in got) == 22  # the burst, then one a tenth
+        assert await raw.receive_until_closed() == []
+    finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
+        mock_clock.autojump_threshold = 0
 
 
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=50)])
@@ -441,6 +473,35 @@ async def test_a_broken_action_costs_the_tables_its_sender_only_watches_nothing(
         pass
     assert prompted == []  # (before: a command to each of the three tables, each time)
     await raw.aclose()
+
+
+async def test_a_table_keeps_its_last_events_and_an_older_resync_gets_a_snapshot(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game that goes on and on does not keep every event: the table holds its last
+    KEPT_EVENTS to twice as many, so a resync from further back gets a snapshot (a reply
+    of bounded size), and one within them the events it missed."""
+    monkeypatch.setattr(table_module, "KEPT_EVENTS", 20)
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="host") as host:
+        table = await host.create_table("basic", 2, {"target_score": 10_000})
+        await host.add_bot(table, 0)
+        await host.add_bot(table, 1)
+        raw = await RawClient.connect(hall.port)
+        await raw.hello("late")
+        await raw.send(WatchTable(table=table, id="w"))
+        await host.start(table)
+        live = hall.lobby.tables[table]
+        await wait_for(lambda: live.seq >= 120)
+        assert len(live.events) <= 40 and live.game_seq >= 80
+        for since, wanted in ((1, Snapshot), (live.seq - 5, EventMessage)):
+            await raw.send(Resync(table=table, since=since, id=since))
+            while not (isinstance(got := await raw.receive(), Ok) and got.id == since):
+                pass
+            while isinstance(got := await raw.receive(), EventMessage) and wanted is Snapshot:
+                pass  # (events of the live game still come, as to any spectator)
+            assert isinstance(got, wanted), (since, got)
+            assert not isinstance(got, EventMessage) or got.seq == since + 1
+        await raw.aclose()
 
 
 @pytest.mark.parametrize("settings", [with_settings(max_output_bytes=262_144)])

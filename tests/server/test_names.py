@@ -61,6 +61,9 @@ async def test_a_name_whose_seat_is_held_is_refused_to_anybody_without_its_token
     ("jose\u0301", "JOS\u00c9"),
     ("ada", "\uff41\uff44\uff41"),  # full-width letters
     ("Stra\u00dfe", "STRASSE"),
+    ("ada", "ad\u034fa"),  # an invisible combining grapheme joiner
+    ("ada", "ada\ufe0f"),  # a variation selector
+    ("ada", "ada\u3164"),  # a Hangul filler, shown as nothing
 ])
 async def test_a_name_that_only_looks_different_is_the_same_name(
         hall: Hall, held: str, lookalike: str) -> None:
