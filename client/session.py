@@ -94,7 +94,6 @@ from rummyhall.protocol.limits import (
     FRAME_BYTES_PER_TOKEN,
     MAX_LISTED_TABLES,
     MINOR,
-    START_TOKENS,
 )
 from rummyhall.protocol.proofs import DEFAULT_ITERATIONS, LOGIN_LABEL, ProofError
 from rummyhall.rules import SeatAction, SeatView
@@ -124,6 +123,7 @@ _Reply = TypeVar("_Reply", Welcome, LoggedIn)
 #: the longest journal a record may have here (a long game of Basic Rummy has a few
 #: thousand entries); the parts of a longer one are not asked for
 MAX_RECORD_ENTRIES = 100_000
+START_TOKENS = 10  # the rate tokens a new connection's pacing starts with
 RATE_RETRIES = 3  # a request refused as too fast is sent again this many times
 
 
@@ -618,7 +618,7 @@ class Session:
             return
         if self._bucket is None:
             # a little under the server's rate: its clock and ours do not tick together;
-            # and a new connection may start with a part of its bucket (docs/protocol.md,
+            # and the connections of one address share a bucket too (docs/protocol.md,
             # section 8): the first sends are paced from a small one
             self._bucket = TokenBucket(rate=limits.messages_per_second * 0.9,
                                        burst=max(1, limits.burst // 2),

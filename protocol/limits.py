@@ -72,12 +72,10 @@ FRAME_BYTES_PER_TOKEN: Final = 256
 body: decoding a frame costs the server in proportion to its size (a frame of many tiny
 arrays and maps costs up to 0.3 ms a KiB to decode and check, a small request about 0.1
 ms), so a token buys about the same work whatever a client sends; 64 KiB cost 257."""
-START_RESERVE: Final = 4
-"""Full buckets of rate tokens an address's new connections may start with at once;
-refilled at ``messages_per_second``: reconnecting does not refill a bucket."""
-START_TOKENS: Final = 10
-"""The fewest rate tokens a new connection starts with, however fast its address
-reconnects."""
+ADDRESS_SHARE: Final = 4
+"""The connections of one IP address together may send this many times
+``messages_per_second`` (and ``burst`` at once): a machine cannot take the server's whole
+capacity by opening many connections, each within its own rate."""
 HANDSHAKE_SECONDS: Final = 10
 IDLE_SECONDS: Final = 120
 PING_SECONDS: Final = 30

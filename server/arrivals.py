@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from rummyhall.protocol import TokenBucket
-from rummyhall.protocol.limits import START_RESERVE, START_TOKENS
+from rummyhall.protocol.limits import ADDRESS_SHARE
 
 CAPACITY = 4096
 """Addresses an :class:`ArrivalLimiter` remembers at once (the least recently seen go)."""
@@ -65,45 +65,33 @@ class ArrivalLimiter:
         return bucket.take(now)
 
 
-class StartingTokens:
-    """The rate tokens each new connection of an address starts with.
+class AddressRates:
+    """The rate bucket the connections of one address share, on top of each one's own:
+    ``share`` times the rate and the burst of one connection (docs/protocol.md, section
+    8). Remembers ``capacity`` addresses; a session keeps its address's bucket.
 
-    A connection's frames are bounded by its own bucket (``burst`` tokens, refilled at
-    ``rate``); but a client that reconnects would get a full bucket each time, so that
-    ``connect_rate`` connections a second, each spending its burst on the costliest
-    frames, could cost the server far more than one connection at the rate. So the
-    tokens an address's new connections start with come from an allowance of
-    ``reserve`` full buckets, refilled at ``rate``: a connection takes a full bucket
-    from it while it has one, else what is left, and never starts with fewer than
-    ``floor`` (what a client's first requests need). Remembers ``capacity`` addresses
-    (one it forgot starts with a full allowance).
-
-    >>> start = StartingTokens(rate=100, burst=200, reserve=2, floor=10)
-    >>> [start.grant("10.0.0.9", 0.0) for _ in range(4)]
-    [200, 200, 10, 10]
-    >>> start.grant("10.0.0.9", 0.5), start.grant("10.0.0.8", 0.5)
-    (50, 200)
+    >>> rates = AddressRates(rate=10, burst=20, share=2)
+    >>> one, two = rates.bucket("10.0.0.9"), rates.bucket("10.0.0.9")
+    >>> one is two, one.rate, one.burst, rates.bucket("10.0.0.8") is one
+    (True, 20, 40, False)
     """
 
-    def __init__(self, rate: float, burst: int, *, reserve: int = START_RESERVE,
-                 floor: int = START_TOKENS, capacity: int = CAPACITY) -> None:
-        self.rate, self.burst, self.reserve, self.floor = rate, burst, reserve, floor
-        self.capacity = capacity
-        self._allowances: OrderedDict[str, TokenBucket] = OrderedDict()
+    def __init__(self, rate: float, burst: int, *, share: int = ADDRESS_SHARE,
+                 capacity: int = CAPACITY) -> None:
+        self.rate, self.burst, self.share, self.capacity = rate, burst, share, capacity
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
-    def grant(self, address: str, now: float) -> int:
-        """The tokens a new connection from ``address`` at ``now`` starts with."""
-        allowance = self._allowances.get(address)
-        if allowance is None:
-            allowance = self._allowances[address] = TokenBucket(
-                self.rate, self.burst * self.reserve)
-            while len(self._allowances) > self.capacity:
-                self._allowances.popitem(last=False)
+    def bucket(self, address: str) -> TokenBucket:
+        """The bucket the connections of ``address`` share."""
+        found = self._buckets.get(address)
+        if found is None:
+            found = self._buckets[address] = TokenBucket(self.rate * self.share,
+                                                         self.burst * self.share)
+            while len(self._buckets) > self.capacity:
+                self._buckets.popitem(last=False)
         else:
-            self._allowances.move_to_end(address)
-        granted = max(0, min(self.burst, int(allowance.tokens(now))))
-        allowance.charge(granted)
-        return max(min(self.floor, self.burst), granted)
+            self._buckets.move_to_end(address)
+        return found
 
 
 class RefusalSlots:

@@ -123,10 +123,10 @@ class ServerSession:
         s = hall.settings
         self.conn = Connection(SERVER, max_frame=s.max_frame)
         self.player: Player | None = None
-        # (reconnecting does not refill the bucket: at the first frame after the hello,
-        # the address's allowance says how full it starts, server/arrivals.py)
         self.bucket = TokenBucket(rate=s.messages_per_second, burst=s.burst)
-        self._granted = False
+        #: The bucket all connections of this address share (server/arrivals.py): so a
+        #: client that reconnects, or opens many connections, gets no more between them.
+        self.shared = hall.address_rates.bucket(address)
         self._cancel: trio.CancelScope | None = None  # the whole session (a slow reader)
         self._greeting = trio.CancelScope()  # the wait for the hello: a polite close
         self._reading = trio.CancelScope()  # the reader only: a polite close
@@ -306,10 +306,7 @@ class ServerSession:
         received_at = trio.current_time()
         while True:
             size = self.conn.next_frame_size()
-            if size is not None and not self._granted:
-                self._start_bucket()
-            if size is not None and not self.bucket.affords(
-                    trio.current_time(), 1 + size // FRAME_BYTES_PER_TOKEN):
+            if size is not None and not self._affords(1 + size // FRAME_BYTES_PER_TOKEN):
                 if await self._refuse_unread(received_at):
                     return
                 continue
@@ -402,20 +399,18 @@ class ServerSession:
         self.heard_at = received_at
         self.frame_started = None
 
-    def _start_bucket(self) -> None:
-        """At the first frame after the hello: the rate bucket starts with what the
-        address's allowance grants (a connection that sends nothing takes nothing)."""
-        s = self.hall.settings
-        self.bucket = TokenBucket(rate=s.messages_per_second, burst=s.burst,
-                                  tokens=self.hall.starting.grant(self.address,
-                                                                  trio.current_time()))
-        self._granted = True
+    def _affords(self, cost: int) -> bool:
+        """Whether this connection's bucket, and its address's, hold what a frame costs."""
+        now = trio.current_time()
+        return self.bucket.affords(now, cost) and self.shared.affords(now, cost)
 
     def _spend(self) -> None:
-        """Take the tokens of the frame just read (the reader made sure they are there)."""
-        taken = self.bucket.take(trio.current_time(),
-                                 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN)
-        assert taken, "a frame was read that the bucket could not afford"
+        """Take the tokens of the frame just read. The reader made sure they were there;
+        a reply charged meanwhile, or the address's other connections, may have taken
+        some since: what is missing is owed."""
+        cost = 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN
+        self.bucket.charge(cost)
+        self.shared.charge(cost)
 
     def _over_rate(self, request_id: int | str | None) -> ErrorMessage:
         """The ``rate_limited`` refusal of the frame just taken unread (its cost, one token
@@ -427,7 +422,7 @@ class ServerSession:
         if self.bucket.exhausted:
             return fatal("rate_limited", f"frames worth {self.bucket.burst} tokens in a row "
                                          "arrived too fast and were refused")
-        wait = self.bucket.wait_ms(now, cost)
+        wait = max(self.bucket.wait_ms(now, cost), self.shared.wait_ms(now, cost))
         return ErrorMessage(code="rate_limited", fatal=False, id=request_id, retry_ms=wait,
                             message=f"too many messages: this one was ignored; wait {wait} ms")
 

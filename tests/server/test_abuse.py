@@ -324,29 +324,62 @@ async def test_a_client_far_past_the_rate_is_closed_though_some_frames_get_throu
         mock_clock.autojump_threshold = 0
 
 
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=40)])
+async def test_the_connections_of_one_address_share_four_times_the_rate(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """Many connections from one machine, each within its own rate, cannot take the whole
+    server: together they get four connections' worth (here 160 tokens at once). A fifth
+    connection with tokens of its own is refused while its address's are spent; another
+    machine is not. (The clock stands still.)"""
+    assert hall.port
+    try:
+        answered = []
+        for n in range(5):
+            raw = await RawClient.connect(hall.port)
+            await raw.hello(f"same{n}")
+            count = 40 if n < 4 else 10  # (the fifth starts with 10: the allowance)
+            await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(count)))
+            got = [await raw.receive() for _ in range(count)]
+            answered.append(sum(isinstance(m, Pong) for m in got))
+            refused = [m for m in got if isinstance(m, Error)]
+            assert all(m.code == "rate_limited" and not m.fatal and m.retry_ms
+                       for m in refused)
+            await raw.aclose()
+        assert answered == [40, 40, 40, 40, 0]
+        hall.addresses = lambda stream: ("10.0.0.7", "127.0.0.1")  # type: ignore[method-assign]
+        other = await RawClient.connect(hall.port)
+        await other.hello("elsewhere")
+        await other.send_bytes(b"".join(other.conn.send(Ping(id=i)) for i in range(40)))
+        elsewhere = [await other.receive() for _ in range(40)]
+        assert all(isinstance(m, Pong) for m in elsewhere)
+        await other.aclose()
+    finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
+        mock_clock.autojump_threshold = 0
+
+
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=50)])
 async def test_reconnecting_does_not_refill_the_bucket(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
-    """A client that reconnects to get a fresh burst each time gets it four times (the
-    address's allowance of four full buckets), then 10 tokens a connection: its frames
-    past them are refused unread, each with its id, and a bye is still honoured. (The
-    clock stands still: nothing refills.)"""
+    """A client that reconnects to get a fresh burst each time gets what its address's
+    shared bucket holds (four bursts), then nothing more: its frames past it are refused
+    unread, each with its id, and a bye is still honoured. (The clock stands still:
+    nothing refills.)"""
     assert hall.port
     try:
         pongs = []
         for n in range(6):
             raw = await RawClient.connect(hall.port)
             await raw.hello(f"churn{n}")
-            # (59: the 50th refusal in a row would close the connection)
-            await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(59)))
-            got = [await raw.receive() for _ in range(59)]
+            # (49: the 50th refusal would spend the refusals' allowance, and close)
+            await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(49)))
+            got = [await raw.receive() for _ in range(49)]
             pongs.append(sum(isinstance(m, Pong) for m in got))
             refused = [m for m in got if isinstance(m, Error)]
             assert all(m.code == "rate_limited" and not m.fatal for m in refused)
-            assert {m.id for m in got if isinstance(m, Pong | Error)} == set(range(59))
+            assert {m.id for m in got if isinstance(m, Pong | Error)} == set(range(49))
             await raw.send(Bye())  # (refused unread like the rest, and still honoured)
             assert await raw.receive_until_closed() == []
-        assert pongs == [50, 50, 50, 50, 10, 10]
+        assert pongs == [49, 49, 49, 49, 4, 0]  # 200 in all: four bursts
     finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
         mock_clock.autojump_threshold = 0
 
