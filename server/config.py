@@ -145,6 +145,9 @@ class Settings:
                                  "to follow)", low=0, high=60)
     update_interval: float = _s(0.1, "seconds the lobby gathers table changes before it "
                                      "tells every client", low=0, high=60)
+    table_update_seconds: float = _s(1.0, "seconds at least between two lobby updates of "
+                                          "one table (each tells its latest state; its "
+                                          "removal goes at once)", low=0, high=60)
     contribution_seconds: float = _s(2.0, "seconds from a shuffle's announcement during "
                                           "which it may wait for the seats' contributions "
                                           "(verifiable deals); 0: none is waited for",

@@ -92,6 +92,7 @@ class Lobby:
                                 bots=(settings.stand_in, *(s for s in STRATEGIES
                                                            if s != settings.stand_in)))
         self._dirty: dict[int, Table | None] = {}  # tables to announce (None: removed)
+        self._announced: dict[int, float] = {}  # when each table's last update went out
         self._info_bytes: dict[int, bytes] = {}  # each table's TableInfo, encoded
         self._dirty_event = trio.Event()
         #: Called with each new table (the journal hooks itself in here, issue 5).
@@ -125,6 +126,7 @@ class Lobby:
             await trio.sleep(wait)
             self._dirty_event = trio.Event()
             dirty, self._dirty = self._dirty, {}
+            dirty = self._due(dirty)
             # encoded once for the whole round, however many tables changed
             messages = {table_id: self._update_of(table_id) for table_id in dirty}
             updates = Prepared(*messages.values()) if messages else None
@@ -139,6 +141,26 @@ class Lobby:
                     await trio.sleep(0)
             if behind:
                 self._dirty_event.set()  # another round, for those who missed updates
+
+    def _due(self, dirty: dict[int, Table | None]) -> dict[int, Table | None]:
+        """Of the tables changed, those whose update may go now: one announced less than
+        ``table_update_seconds`` ago waits for a later round (then tells its latest
+        state), so that a client toggling a seat again and again costs every lobby one
+        update a second of that table, not ten; a removal goes at once."""
+        gap = self.settings.table_update_seconds
+        now = trio.current_time()
+        due: dict[int, Table | None] = {}
+        for table_id, table in dirty.items():
+            if table is not None and now - self._announced.get(table_id, -math.inf) < gap:
+                self._dirty[table_id] = table  # (later)
+                self._dirty_event.set()
+                continue
+            due[table_id] = table
+            if table is None:
+                self._announced.pop(table_id, None)
+            else:
+                self._announced[table_id] = now
+        return due
 
     def round_wait(self, connections: int) -> float:
         """Seconds between two lobby rounds with ``connections`` connected: the

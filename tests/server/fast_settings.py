@@ -7,6 +7,7 @@ import dataclasses
 from rummyhall.server import Settings
 
 FAST = Settings(host="127.0.0.1", port=0, beacon=False, house_delay=0.0, hand_pause=0.0,
+                table_update_seconds=0.0,
                 messages_per_second=10_000, burst=10_000,
                 # (tests connect one client after another from 127.0.0.1; test_arrivals.py
                 # tests the connection rate itself)

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
+from fast_settings import with_settings
 from players import RawClient, wait_for
 
 from rummyhall.client import Session, open_session
 from rummyhall.protocol import Hello, LobbyUpdates, Ok, Ping, Pong, TableUpdate, Welcome
-from rummyhall.server import Hall
+from rummyhall.server import Hall, Settings
 from rummyhall.server import lobby as lobby_module
 from rummyhall.server.session import FEATURES
 
@@ -140,3 +142,40 @@ async def test_rounds_come_further_apart_with_many_connections(
         second = await bob.create_table("gin", 2)
         await wait_for(lambda: second in eve.lobby)
         assert trio.current_time() - told >= 0.3 - interval
+
+
+@pytest.mark.parametrize("settings", [with_settings(table_update_seconds=1.0)])
+async def test_a_table_changed_again_and_again_is_announced_once_a_second(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """A client toggling a seat every 0.15 s for three seconds costs each lobby about one
+    update of that table a second (each its latest state), not one a change; the last
+    tells how the table ends up, and a table's removal is not held back."""
+    mock_clock.autojump_threshold = 0.01
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="toggler") as toggler:
+        table = await toggler.create_table("gin", 2)
+        viewer = await RawClient.connect(hall.port)
+        await viewer.hello("viewer")
+        await trio.sleep(2)  # (the creation's own update has gone out)
+        updates: list[TableUpdate] = []
+
+        async def read() -> None:
+            while True:
+                message = await viewer.receive()
+                if isinstance(message, TableUpdate) and message.info.table == table:
+                    updates.append(message)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(read)
+            for n in range(20):
+                if n % 2 == 0:
+                    await toggler.add_bot(table, 1)
+                else:
+                    await toggler.remove_bot(table, 1)
+                await trio.sleep(0.15)
+            await toggler.add_bot(table, 1)  # the end state: a house bot in seat 1
+            await trio.sleep(3)
+            nursery.cancel_scope.cancel()
+        assert 2 <= len(updates) <= 6, len(updates)  # 21 changes over about 3 s
+        assert updates[-1].info.seats[1].kind == "house"
+        await viewer.aclose()
