@@ -715,15 +715,16 @@ class Journal:
                 viewer=viewer))
             return GamesPlayed(games=tuple(_played(r) for r in rows), id=request_id)
         if isinstance(message, GetRecord):
-            record = await self._call(self.store.record, message.number)
+            start = message.start or 0
+            record = await self._call(self.store.record_part, message.number, start,
+                                      RECORD_PART)
             if record is not None and viewer is not None and record["private"] and not any(
                     s.get("player") == viewer for s in record["seats"]):
                 record = None  # (as if there were none: its number tells nothing)
             if record is None or record["state"] != "finished":
                 return ErrorMessage(code="no_such_game", fatal=False, id=request_id,
                                     message=f"no finished game has number {message.number}")
-            start = message.start or 0
-            part = record["actions"][start:start + RECORD_PART]
+            part = record["actions"]
             end = start + len(part)
             return GameRecord(
                 summary=_played(record), options=record["options"],
@@ -731,7 +732,7 @@ class Journal:
                 hands=tuple(HandResult(**_tuples(h)) for h in record["hands"]), start=start,
                 journal=tuple(JournalEntry(seat=a.get("seat"), action=_tuples(
                     {k: v for k, v in a.items() if k != "seat"})) for a in part),
-                next=end if end < len(record["actions"]) else None, id=request_id)
+                next=end if end < record["actions_total"] else None, id=request_id)
         if isinstance(message, ListRatings):
             rows = await self._call(functools.partial(
                 self.store.ratings, message.game, limit=message.limit or 100))

@@ -598,6 +598,28 @@ class Store:
         with self._reading():
             return self._journal(game_id)
 
+    def record_part(self, game_id: int, start: int, count: int) -> dict[str, Any] | None:
+        """:meth:`record` with only the actions from ``start``, at most ``count`` of them
+        (read by the journal's key, never the whole game), and their number in all as
+        ``actions_total``: what one page of a game's record costs."""
+        with self._reading():
+            row = self.reader.execute("SELECT * FROM games WHERE id = ?",
+                                      (game_id,)).fetchone()
+            if row is None:
+                return None
+            rows = self.reader.execute(
+                "SELECT action FROM journal WHERE game = ? AND n >= ? ORDER BY n LIMIT ?",
+                (game_id, max(0, start), max(0, count))).fetchall()
+            last = self.reader.execute(
+                "SELECT n FROM journal WHERE game = ? ORDER BY n DESC LIMIT 1",
+                (game_id,)).fetchone()
+        return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, **_summary(row),
+                "private": bool(row["private"]),
+                "first_dealer": row["first_dealer"], "seeded": bool(row["seeded"]),
+                "hands": json.loads(row["hands"]) if row["hands"] else [],
+                "actions": [json.loads(r[0]) for r in rows],
+                "actions_total": 0 if last is None else last[0] + 1}
+
     def _journal(self, game_id: int) -> list[dict[str, Any]]:
         rows = self.reader.execute("SELECT action FROM journal WHERE game = ? ORDER BY n",
                                    (game_id,)).fetchall()

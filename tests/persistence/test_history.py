@@ -42,6 +42,7 @@ from rummyhall.protocol import (
 )
 from rummyhall.rules import new_game
 from rummyhall.server import Hall
+from rummyhall.server import journal as journal_module
 
 
 @asynccontextmanager
@@ -101,6 +102,39 @@ async def test_history_record_and_ratings_over_the_protocol(tmp_path: Path) -> N
             infos = await s.list_tables()
             seat = next(t for t in infos if t.table == table).seats[0]
             assert seat.rating is not None
+
+
+async def test_a_record_is_read_a_page_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each get_record reply reads its page of the journal, never the whole game (a
+    client asking for one page again and again must not cost a whole game each time):
+    the pages, read one after another, are the whole journal in order."""
+    monkeypatch.setattr(journal_module, "RECORD_PART", 7)
+    data = tmp_path / "hall.sqlite3"
+    async with serving(data) as hall:
+        assert hall.port is not None
+        await play_house_game(hall.port)
+        played = await ask(hall.port, ListGamesPlayed(id=1))
+        assert isinstance(played, GamesPlayed)
+        number = played.games[0].number
+        assert hall.journal is not None
+        whole = hall.journal.store.record(number)
+        assert whole is not None and len(whole["actions"]) > 7
+
+        def no_whole_game(game_id: int) -> list[dict[str, object]]:
+            raise AssertionError("a page read the whole journal")
+
+        monkeypatch.setattr(hall.journal.store, "_journal", no_whole_game)
+        entries: list[tuple[int | None, object]] = []
+        start: int | None = 0
+        while start is not None:
+            page = await ask(hall.port, GetRecord(number=number, start=start, id=start))
+            assert isinstance(page, GameRecord) and page.start == start
+            assert len(page.journal) <= 7
+            entries += [(e.seat, e.action) for e in page.journal]
+            start = page.next
+        assert len(entries) == len(whole["actions"])
+        assert [seat for seat, _ in entries] == [a.get("seat") for a in whole["actions"]]
 
 
 async def test_no_history_without_the_journal(tmp_path: Path) -> None:
