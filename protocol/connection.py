@@ -79,6 +79,7 @@ from .messages import (
     Error,
     Hello,
     Limits,
+    LoggedIn,
     Message,
     Role,
     Welcome,
@@ -425,8 +426,12 @@ class Connection(FrameBuffer):
                                    "client did not offer", None)
             self.version = msg.version
             self.limits = msg.limits
-            self._send_limit = msg.limits.max_frame
+            # (with a hall password the login is still the hello's size: the announced
+            # limit holds from the logged_in)
+            self._send_limit = msg.limits.max_frame if msg.login is None else HELLO_FRAME
             self._limit = msg.limits.max_server_frame
+        elif isinstance(msg, LoggedIn) and self.limits is not None:
+            self._send_limit = self.limits.max_frame
         self._set_state(nxt)
 
     def _check_frame(self, obj: object) -> None:
@@ -496,5 +501,7 @@ class Connection(FrameBuffer):
             self.hello = message
         elif isinstance(message, Welcome):
             self.limits = message.limits
-            self._limit = self._max_frame
+            self._limit = self._max_frame if message.login is None else HELLO_FRAME
             self._send_limit = message.limits.max_server_frame
+        elif isinstance(message, LoggedIn):
+            self._limit = self._max_frame

@@ -121,7 +121,7 @@ def test_the_protocol_doc_states_the_defaults() -> None:
     phrases = [
         f"The default port is **{L.DEFAULT_PORT}**",
         f"**{L.MAX_FRAME}** bytes for what a client sends",
-        f"before the welcome\n  the limit is {L.HELLO_FRAME}, which a hello never needs)",
+        f"before the welcome\n  the limit is {L.HELLO_FRAME}, which a hello never needs",
         f"one more per whole\n  {L.FRAME_BYTES_PER_TOKEN} bytes of its body",
         f"**{L.MAX_SERVER_FRAME}** bytes for what the server sends",
         f"(at most {L.MAX_KEY_LEN} characters",

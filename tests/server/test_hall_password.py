@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import logging
 import random
+import struct
 from collections.abc import Sequence
 
+import msgpack
 import pytest
 import trio
 import trio.testing
@@ -24,6 +26,7 @@ from rummyhall.protocol import (
     LoggedIn,
     Login,
     Ping,
+    Pong,
     State,
     Tables,
     Verifier,
@@ -31,7 +34,7 @@ from rummyhall.protocol import (
     derive,
     make_proof,
 )
-from rummyhall.protocol.limits import MINOR
+from rummyhall.protocol.limits import HELLO_FRAME, MINOR
 from rummyhall.server import Hall, Settings
 from rummyhall.server.access import CAPACITY, FIRST_DELAY, FREE_FAILURES, MAX_DELAY
 
@@ -143,6 +146,24 @@ async def test_a_replayed_proof_does_not_log_in(hall: Hall) -> None:
     assert {p.name for p in hall.lobby.players.connected()} == {"ada"}
     await ada.aclose()
     await eve.aclose()
+
+
+async def test_the_login_frame_is_held_to_the_hellos_size(hall: Hall) -> None:
+    """Until the login is accepted a frame may be 4096 bytes, as the hello: a client
+    that sends a login of 64 KiB (junk a server would spend milliseconds reading, on a
+    connection it can open 20 times a second) is refused from its length prefix; the
+    announced limit holds from the logged_in."""
+    assert hall.port
+    raw, _ = await locked_welcome(hall.port)
+    await raw.send_bytes(struct.pack(">I", HELLO_FRAME + 1))
+    got = await raw.receive_until_closed()
+    assert fatal_codes(got) == ["frame_too_large"]
+    raw, reply = await log_in(hall.port)
+    assert isinstance(reply, LoggedIn)
+    body = msgpack.packb({"type": "ping", "id": 1, "pad": "x" * (2 * HELLO_FRAME)})
+    await raw.send_bytes(struct.pack(">I", len(body)) + body)
+    assert isinstance(await raw.receive(), Pong)
+    await raw.aclose()
 
 
 @pytest.mark.parametrize("request_", [ListTables(id=5), Ping(id=5)])
