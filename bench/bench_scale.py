@@ -59,7 +59,7 @@ def file_limit() -> int:
 def start(connections: int, tmp: str, label: str) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     command = server_command(port, os.path.join(tmp, f"{label}.sqlite3"),
-                             connections=connections + 16)
+                             connections=connections + 16, tables=MAX_TABLES)
     server = subprocess.Popen(command, stdout=subprocess.PIPE)
     assert server.stdout is not None
     server.stdout.readline()

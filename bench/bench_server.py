@@ -423,15 +423,19 @@ def start_server(port: int, data: str = ":memory:", journal: bool = True, tls: b
 
 
 def server_command(port: int, data: str = ":memory:", journal: bool = True,
-                   tls: bool = False, connections: int = 5000) -> list[str]:
-    """The command line of the bench's server (``python -m rummyhall serve ...``)."""
+                   tls: bool = False, connections: int = 5000, *,
+                   tables: int = 0) -> list[str]:
+    """The command line of the bench's server (``python -m rummyhall serve ...``); with
+    ``tables`` past the default of one address (32), the setting that lets one address
+    make them (a setting a baseline tree from before it would not know)."""
+    many = ["--max-tables-per-address", str(tables)] if tables > 32 else []
     return [sys.executable, "-m", "rummyhall", "serve", "--host", "127.0.0.1",
                "--data", data, "--journal" if journal else "--no-journal",
                "--port", str(port), "--no-beacon", "--house-delay", "0", "--hand-pause", "0",
                "--messages-per-second", "10000", "--burst", "10000",
                "--max-connections", str(connections), "--max-per-address", str(connections),
                "--connect-rate", "100000", "--connect-burst", str(connections),
-               "--max-tables", "500", "--max-tables-per-address", "500",
+               "--max-tables", "500", *many,
                "--log-level", "warning", "--tls" if tls else "--no-tls"]
 
 
