@@ -17,7 +17,7 @@ from fast_settings import with_settings
 from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
-from rummyhall.client import open_session
+from rummyhall.client import Session, open_session
 from rummyhall.protocol import (
     AddBot,
     Bye,
@@ -27,6 +27,7 @@ from rummyhall.protocol import (
     EventMessage,
     Hello,
     ListTables,
+    Message,
     Ok,
     Ping,
     Pong,
@@ -324,6 +325,14 @@ async def test_a_client_far_past_the_rate_is_closed_though_some_frames_get_throu
         mock_clock.autojump_threshold = 0
 
 
+async def burst_of_pings(port: int, name: str, count: int) -> tuple[RawClient, list[Message]]:
+    """A new client ``name`` that sent ``count`` pings at once, and its ``count`` replies."""
+    raw = await RawClient.connect(port)
+    await raw.hello(name)
+    await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(count)))
+    return raw, [await raw.receive() for _ in range(count)]
+
+
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=40)])
 async def test_the_connections_of_one_address_share_four_times_the_rate(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
@@ -335,11 +344,8 @@ async def test_the_connections_of_one_address_share_four_times_the_rate(
     try:
         answered = []
         for n in range(5):
-            raw = await RawClient.connect(hall.port)
-            await raw.hello(f"same{n}")
-            count = 40 if n < 4 else 10  # (the fifth starts with 10: the allowance)
-            await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(count)))
-            got = [await raw.receive() for _ in range(count)]
+            count = 40 if n < 4 else 10  # (the fifth: its own bucket is full)
+            raw, got = await burst_of_pings(hall.port, f"same{n}", count)
             answered.append(sum(isinstance(m, Pong) for m in got))
             refused = [m for m in got if isinstance(m, Error)]
             assert all(m.code == "rate_limited" and not m.fatal and m.retry_ms
@@ -368,11 +374,8 @@ async def test_reconnecting_does_not_refill_the_bucket(
     try:
         pongs = []
         for n in range(6):
-            raw = await RawClient.connect(hall.port)
-            await raw.hello(f"churn{n}")
             # (49: the 50th refusal would spend the refusals' allowance, and close)
-            await raw.send_bytes(b"".join(raw.conn.send(Ping(id=i)) for i in range(49)))
-            got = [await raw.receive() for _ in range(49)]
+            raw, got = await burst_of_pings(hall.port, f"churn{n}", 49)
             pongs.append(sum(isinstance(m, Pong) for m in got))
             refused = [m for m in got if isinstance(m, Error)]
             assert all(m.code == "rate_limited" and not m.fatal for m in refused)
@@ -384,6 +387,21 @@ async def test_reconnecting_does_not_refill_the_bucket(
         mock_clock.autojump_threshold = 0
 
 
+async def watched_house_game(host: Session, port: int, name: str) -> tuple[int, RawClient]:
+    """A long Basic Rummy game of two house bots that ``host`` made and started, and a raw
+    client ``name`` watching it (house bots play for an audience)."""
+    table = await host.create_table("basic", 2, {"target_score": 10_000})
+    await host.add_bot(table, 0)
+    await host.add_bot(table, 1)
+    raw = await RawClient.connect(port)
+    await raw.hello(name)
+    await raw.send(WatchTable(table=table, id="w"))
+    while not (isinstance(got := await raw.receive(), Ok) and got.id == "w"):
+        assert not isinstance(got, Error), got
+    await host.start(table)
+    return table, raw
+
+
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=1, burst=20)])
 async def test_a_resync_costs_the_rate_what_its_events_weigh(hall: Hall) -> None:
     """The events a resync sends back answer one request: their whole size is charged, a
@@ -391,15 +409,7 @@ async def test_a_resync_costs_the_rate_what_its_events_weigh(hall: Hall) -> None
     events is refused long before as many pings would be."""
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="host") as host:
-        table = await host.create_table("basic", 2, {"target_score": 10_000})
-        await host.add_bot(table, 0)
-        await host.add_bot(table, 1)
-        raw = await RawClient.connect(hall.port)
-        await raw.hello("replayer")
-        await raw.send(WatchTable(table=table, id="w"))  # (house bots play for an audience)
-        while not (isinstance(got := await raw.receive(), Ok) and got.id == "w"):
-            assert not isinstance(got, Error), got
-        await host.start(table)
+        table, raw = await watched_house_game(host, hall.port, "replayer")
         live = hall.lobby.tables[table]
         await wait_for(lambda: live.seq >= 120)  # the house bots play on meanwhile
         asked = 12
@@ -516,13 +526,7 @@ async def test_a_table_keeps_its_last_events_and_an_older_resync_gets_a_snapshot
     monkeypatch.setattr(table_module, "KEPT_EVENTS", 20)
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="host") as host:
-        table = await host.create_table("basic", 2, {"target_score": 10_000})
-        await host.add_bot(table, 0)
-        await host.add_bot(table, 1)
-        raw = await RawClient.connect(hall.port)
-        await raw.hello("late")
-        await raw.send(WatchTable(table=table, id="w"))
-        await host.start(table)
+        table, raw = await watched_house_game(host, hall.port, "late")
         live = hall.lobby.tables[table]
         await wait_for(lambda: live.seq >= 120)
         assert len(live.events) <= 40 and live.game_seq >= 80
