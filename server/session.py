@@ -408,9 +408,7 @@ class ServerSession:
         """Take the tokens of the frame just read. The reader made sure they were there;
         a reply charged meanwhile, or the address's other connections, may have taken
         some since: what is missing is owed."""
-        cost = 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN
-        self.bucket.charge(cost)
-        self.shared.charge(cost)
+        self._charge(1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN)
 
     def _over_rate(self, request_id: int | str | None) -> ErrorMessage:
         """The ``rate_limited`` refusal of the frame just taken unread (its cost, one token
@@ -549,7 +547,7 @@ class ServerSession:
             if state is not State.READY:
                 return b""
             if message.charged and len(message.data) >= REPLY_BYTES_PER_TOKEN:
-                self.bucket.charge(len(message.data) // REPLY_BYTES_PER_TOKEN)
+                self._charge(len(message.data) // REPLY_BYTES_PER_TOKEN)
             return message.data
         if state is State.ERROR and not (isinstance(message, ErrorMessage) and message.fatal):
             return b""  # after a fatal error from the peer only our closing error goes
@@ -568,8 +566,13 @@ class ServerSession:
             # (a message for this connection alone answers something it asked for: a
             # reply, with an id or without, a snapshot after a join, watch or resync;
             # what many connections share, events and lobby updates, is Prepared)
-            self.bucket.charge(len(data) // REPLY_BYTES_PER_TOKEN)
+            self._charge(len(data) // REPLY_BYTES_PER_TOKEN)
         return data
+
+    def _charge(self, tokens: int) -> None:
+        """A big reply's cost, to this connection's bucket and its address's."""
+        self.bucket.charge(tokens)
+        self.shared.charge(tokens)
 
     async def _send_now(self, message: Message) -> bool:
         """Write a message directly (before the writer runs, or a last fatal error); say
