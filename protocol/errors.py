@@ -56,10 +56,10 @@ _CONNECTION = _codes(
                            "(sent in plain, then the server closes; section 1)"),
     ("idle_timeout", True, "no whole frame arrived from the client within idle_seconds"),
     ("frame_timeout", True, "a frame began to arrive and did not end within frame_seconds"),
-    ("rate_limited", False, "the frame arrived with the rate bucket empty and was ignored; "
-                            "retry_ms says when the server takes frames again (fatal once "
-                            "the frames refused in a row cost burst tokens: burst small "
-                            "ones)"),
+    ("rate_limited", False, "the frame arrived when the rate bucket did not hold what it "
+                            "costs and was not read; retry_ms says when the server takes "
+                            "frames again (fatal once the refusals spent their allowance: "
+                            "burst small frames refused at once, section 8)"),
     ("session_replaced", True, "the same player connected again with its token; this older "
                                "connection is closed"),
     ("server_full", True, "the server has max_connections connections already"),

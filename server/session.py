@@ -411,15 +411,16 @@ class ServerSession:
         self._charge(1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN)
 
     def _over_rate(self, request_id: int | str | None) -> ErrorMessage:
-        """The ``rate_limited`` refusal of the frame just taken unread (its cost, one token
-        and one more per whole 256 bytes of its body, counts towards the closing: fatal once the
-        frames refused in a row would have cost ``burst``)."""
+        """The ``rate_limited`` refusal of the frame just taken unread: its cost, one token
+        and one more per whole 256 bytes of its body, is spent from the refusals' allowance
+        (fatal once that is spent)."""
         now = trio.current_time()
         cost = 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN
         self.bucket.refuse(cost)
         if self.bucket.exhausted:
-            return fatal("rate_limited", f"frames worth {self.bucket.burst} tokens in a row "
-                                         "arrived too fast and were refused")
+            return fatal("rate_limited", f"frames kept arriving too fast: refusals worth "
+                                         f"{self.bucket.burst} tokens more than the rate "
+                                         "brings back")
         wait = max(self.bucket.wait_ms(now, cost), self.shared.wait_ms(now, cost))
         return ErrorMessage(code="rate_limited", fatal=False, id=request_id, retry_ms=wait,
                             message=f"too many messages: this one was ignored; wait {wait} ms")
