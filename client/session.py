@@ -602,7 +602,8 @@ class Session:
 
         Sends are paced to the server's announced rate (``messages_per_second`` and
         ``burst`` of its welcome, a frame costing one token and one more per whole 256 bytes of
-        its body, as the server counts), so a fast bot is slowed down, never refused.
+        its body, as the server counts), so a fast bot is slowed down, not refused (unless
+        other connections of its machine spend the bucket they share with it).
         """
         await self.wait_connected()
         async with self._write_lock:
