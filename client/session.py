@@ -90,12 +90,9 @@ from rummyhall.protocol import (
 )
 from rummyhall.protocol import Session as SessionInfo
 from rummyhall.protocol.framing import pack_body
-from rummyhall.protocol.limits import (
-    FRAME_BYTES_PER_TOKEN,
-    MAX_LISTED_TABLES,
-    MINOR,
-)
+from rummyhall.protocol.limits import MAX_LISTED_TABLES, MINOR
 from rummyhall.protocol.proofs import DEFAULT_ITERATIONS, LOGIN_LABEL, ProofError
+from rummyhall.protocol.ratelimit import frame_cost
 from rummyhall.rules import SeatAction, SeatView
 
 from .credentials import HallCredential, new_lock, table_keys
@@ -624,7 +621,7 @@ class Session:
             self._bucket = TokenBucket(rate=limits.messages_per_second * 0.9,
                                        burst=max(1, limits.burst // 2),
                                        tokens=min(limits.burst // 2, START_TOKENS))
-        cost = 1 + len(pack_body(msg.to_wire())) // FRAME_BYTES_PER_TOKEN  # as the server counts
+        cost = frame_cost(len(pack_body(msg.to_wire())))  # as the server counts
 
         while not self._bucket.take(trio.current_time(), cost):
             await trio.sleep(max(1, self._bucket.wait_ms(trio.current_time(), cost)) / 1000)

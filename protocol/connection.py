@@ -280,13 +280,12 @@ class Connection(FrameBuffer):
         size: int = unpack_header(data, pos)[0]
         return size if size <= self._limit and len(data) - pos - 4 >= size else None
 
-    def take_unread(self) -> tuple[str | None, int | str | None]:
-        """Consume the next frame (all of it buffered: :meth:`next_frame_size`) without
-        reading it: its ``type`` and valid request ``id`` only (None for each it has not),
-        for a frame refused unread, so that its reply names its request. It costs a
-        fraction of reading it: nothing is built but those two values."""
-        size = self.next_frame_size()
-        assert size is not None, "take_unread needs a whole frame buffered"
+    def take_unread(self, size: int) -> tuple[str | None, int | str | None]:
+        """Consume the next frame, whose body of ``size`` bytes is all buffered (what
+        :meth:`next_frame_size` said), without reading it: its ``type`` and valid request
+        ``id`` only (None for each it has not), for a frame refused unread, so that its
+        reply names its request. It costs a fraction of reading it: nothing is built but
+        those two values."""
         start = self._pos + 4
         body = self._data[start:start + size]
         self._take(start + size)

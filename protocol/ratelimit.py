@@ -18,6 +18,18 @@ from __future__ import annotations
 
 import math
 
+from .limits import FRAME_BYTES_PER_TOKEN
+
+
+def frame_cost(body_size: int) -> int:
+    """The rate tokens a frame of ``body_size`` bytes of body costs (docs/protocol.md,
+    section 8): one, and one more per whole 256 bytes.
+
+    >>> frame_cost(0), frame_cost(255), frame_cost(256), frame_cost(65_536)
+    (1, 1, 2, 257)
+    """
+    return 1 + body_size // FRAME_BYTES_PER_TOKEN
+
 
 class TokenBucket:
     """``burst`` tokens at once, refilled at ``rate`` tokens per second (a small frame
@@ -81,11 +93,6 @@ class TokenBucket:
         self._refill(now)
         missing = min(tokens, self.burst) - self._tokens
         return 0 if missing <= 0 else max(1, math.ceil(missing / self.rate * 1000))
-
-    def tokens(self, now: float) -> float:
-        """The tokens there are at ``now`` (negative: owed)."""
-        self._refill(now)
-        return self._tokens
 
     @property
     def exhausted(self) -> bool:

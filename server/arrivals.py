@@ -25,21 +25,20 @@ from rummyhall.protocol import TokenBucket
 from rummyhall.protocol.limits import ADDRESS_SHARE
 
 CAPACITY = 4096
-"""Addresses an :class:`ArrivalLimiter` remembers at once (the least recently seen go)."""
+"""Addresses an :class:`AddressBuckets` remembers at once (the least recently seen go)."""
 REFUSAL_SLOTS = 256
 """Refusals written at once; past them a refused connection is closed without a word."""
 
 
-class ArrivalLimiter:
-    """New connections per address: ``burst`` at once, then ``rate`` a second.
+class AddressBuckets:
+    """A :class:`~rummyhall.protocol.TokenBucket` per address (``rate``, ``burst``), made
+    at the address's first sight; remembers the ``capacity`` addresses seen last (one it
+    forgot starts with a full bucket again). A caller may keep a bucket it was given.
 
-    >>> limiter = ArrivalLimiter(rate=2, burst=3)
-    >>> [limiter.admit("10.0.0.9", 0.0) for _ in range(4)]
-    [True, True, True, False]
-    >>> limiter.admit("10.0.0.8", 0.0)  # another address has its own bucket
-    True
-    >>> limiter.admit("10.0.0.9", 0.5)  # half a second brings one more
-    True
+    >>> buckets = AddressBuckets(rate=10, burst=20)
+    >>> one, two = buckets.bucket("10.0.0.9"), buckets.bucket("10.0.0.9")
+    >>> one is two, one.rate, one.burst, buckets.bucket("10.0.0.8") is one
+    (True, 10, 20, False)
     """
 
     def __init__(self, rate: float, burst: int, capacity: int = CAPACITY) -> None:
@@ -52,46 +51,41 @@ class ArrivalLimiter:
     def __len__(self) -> int:
         return len(self._buckets)
 
-    def admit(self, address: str, now: float) -> bool:
-        """Whether a new connection from ``address`` at ``now`` may go on (it then spends
-        one of the address's tokens; a refused one spends nothing)."""
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            bucket = self._buckets[address] = TokenBucket(self.rate, self.burst)
-            while len(self._buckets) > self.capacity:
-                self._buckets.popitem(last=False)
-        else:
-            self._buckets.move_to_end(address)
-        return bucket.take(now)
-
-
-class AddressRates:
-    """The rate bucket the connections of one address share, on top of each one's own:
-    ``share`` times the rate and the burst of one connection (docs/protocol.md, section
-    8). Remembers ``capacity`` addresses; a session keeps its address's bucket.
-
-    >>> rates = AddressRates(rate=10, burst=20, share=2)
-    >>> one, two = rates.bucket("10.0.0.9"), rates.bucket("10.0.0.9")
-    >>> one is two, one.rate, one.burst, rates.bucket("10.0.0.8") is one
-    (True, 20, 40, False)
-    """
-
-    def __init__(self, rate: float, burst: int, *, share: int = ADDRESS_SHARE,
-                 capacity: int = CAPACITY) -> None:
-        self.rate, self.burst, self.share, self.capacity = rate, burst, share, capacity
-        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
-
     def bucket(self, address: str) -> TokenBucket:
-        """The bucket the connections of ``address`` share."""
+        """The bucket of ``address``."""
         found = self._buckets.get(address)
         if found is None:
-            found = self._buckets[address] = TokenBucket(self.rate * self.share,
-                                                         self.burst * self.share)
+            found = self._buckets[address] = TokenBucket(self.rate, self.burst)
             while len(self._buckets) > self.capacity:
                 self._buckets.popitem(last=False)
         else:
             self._buckets.move_to_end(address)
         return found
+
+
+class ArrivalLimiter(AddressBuckets):
+    """New connections per address: ``burst`` at once, then ``rate`` a second.
+
+    >>> limiter = ArrivalLimiter(rate=2, burst=3)
+    >>> [limiter.admit("10.0.0.9", 0.0) for _ in range(4)]
+    [True, True, True, False]
+    >>> limiter.admit("10.0.0.8", 0.0)  # another address has its own bucket
+    True
+    >>> limiter.admit("10.0.0.9", 0.5)  # half a second brings one more
+    True
+    """
+
+    def admit(self, address: str, now: float) -> bool:
+        """Whether a new connection from ``address`` at ``now`` may go on (it then spends
+        one of the address's tokens; a refused one spends nothing)."""
+        return self.bucket(address).take(now)
+
+
+def address_rates(rate: float, burst: int) -> AddressBuckets:
+    """The rate buckets the connections of one address share, on top of each one's own:
+    :data:`~rummyhall.protocol.limits.ADDRESS_SHARE` times the rate and the burst of one
+    connection (docs/protocol.md, section 8)."""
+    return AddressBuckets(rate * ADDRESS_SHARE, burst * ADDRESS_SHARE)
 
 
 class RefusalSlots:

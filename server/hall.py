@@ -20,7 +20,7 @@ from rummyhall.protocol import Hello, keepalive
 
 from .access import AttemptLimiter, HallPassword
 from .admin import Admin
-from .arrivals import AddressRates, ArrivalLimiter, RefusalSlots
+from .arrivals import ArrivalLimiter, RefusalSlots, address_rates
 from .beacon import run_beacon
 from .config import Settings
 from .flusher import Flusher
@@ -63,7 +63,7 @@ class Hall:
         self.closed_at_once = 0  # refused ones closed without a word (see _refuse)
         #: New connections per address (their rate), and the refusals under way.
         self.arrivals = ArrivalLimiter(settings.connect_rate, settings.connect_burst)
-        self.address_rates = AddressRates(settings.messages_per_second, settings.burst)
+        self.address_rates = address_rates(settings.messages_per_second, settings.burst)
         self.refusing = RefusalSlots()
         self.closed: Counter[str] = Counter()  # sessions the server closed, by code
         self.port: int | None = None

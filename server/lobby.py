@@ -517,10 +517,10 @@ class Lobby:
         watches a command each.)"""
         for table_id in sorted(player.tables):
             table = self.tables.get(table_id)
-            seat = table.sits(player) if table is not None else None
-            game = table.game if table is not None else None
-            if table is not None and seat is not None and game is not None \
-                    and game.to_move == seat.index:
+            if table is None:
+                continue
+            seat, game = table.sits(player), table.game
+            if seat is not None and game is not None and game.to_move == seat.index:
                 await self._to_table(table, Command(player, "prompt"))
 
     async def leave_all(self, player: Player) -> None:

@@ -35,7 +35,6 @@ class Prepared:
             self.data = b"".join(encode_message(m.to_wire(), MAX_SERVER_FRAME)
                                  for m in messages)
 
-
     @classmethod
     def answer(cls, *messages: Message) -> Prepared:
         """Messages for one connection that together answer one request (a resync's

@@ -56,8 +56,9 @@ from rummyhall.protocol import (
     keepalive,
 )
 from rummyhall.protocol import Error as ErrorMessage
-from rummyhall.protocol.limits import FRAME_BYTES_PER_TOKEN, MINOR, REPLY_BYTES_PER_TOKEN
+from rummyhall.protocol.limits import MINOR, REPLY_BYTES_PER_TOKEN
 from rummyhall.protocol.proofs import KDF
+from rummyhall.protocol.ratelimit import frame_cost
 
 from .players import Outbox, Outgoing, Player, Prepared
 from .tls import LingeringTransport
@@ -306,8 +307,8 @@ class ServerSession:
         received_at = trio.current_time()
         while True:
             size = self.conn.next_frame_size()
-            if size is not None and not self._affords(1 + size // FRAME_BYTES_PER_TOKEN):
-                if await self._refuse_unread(received_at):
+            if size is not None and not self._affords(frame_cost(size)):
+                if await self._refuse_unread(size, received_at):
                     return
                 continue
             try:
@@ -350,12 +351,12 @@ class ServerSession:
             else:
                 self._pending = await self.hall.lobby.handle(self.player, event)
 
-    async def _refuse_unread(self, received_at: float) -> bool:
+    async def _refuse_unread(self, size: int, received_at: float) -> bool:
         """Refuse the next frame without reading it, the bucket short of what it costs:
         reading is the work the rate bounds, so only its type and id are looked at, for
         its one reply. True when the session ends (a bye, or the last refusal)."""
         assert self.player is not None
-        kind, request_id = self.conn.take_unread()
+        kind, request_id = self.conn.take_unread(size)
         self._frame_ended(received_at)
         await self._replied()  # (replies keep the order of the requests)
         if kind == "bye":  # (honoured whatever the rate: it has no reply)
@@ -408,14 +409,14 @@ class ServerSession:
         """Take the tokens of the frame just read. The reader made sure they were there;
         a reply charged meanwhile, or the address's other connections, may have taken
         some since: what is missing is owed."""
-        self._charge(1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN)
+        self._charge(frame_cost(self.conn.frame_size))
 
     def _over_rate(self, request_id: int | str | None) -> ErrorMessage:
         """The ``rate_limited`` refusal of the frame just taken unread: its cost, one token
         and one more per whole 256 bytes of its body, is spent from the refusals' allowance
         (fatal once that is spent)."""
         now = trio.current_time()
-        cost = 1 + self.conn.frame_size // FRAME_BYTES_PER_TOKEN
+        cost = frame_cost(self.conn.frame_size)
         self.bucket.refuse(cost)
         if self.bucket.exhausted:
             return fatal("rate_limited", f"frames kept arriving too fast: refusals worth "

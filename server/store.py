@@ -176,8 +176,6 @@ def is_digest(value: str) -> bool:
     return len(value) == 64 and all(ch in "0123456789abcdef" for ch in value)
 
 
-
-
 # Each step runs in the migration's transaction: an SQL script, or Python for what SQL
 # cannot do (SQLite has no SHA-256). 1 -> 2 added the ratings table; 2 -> 3: see
 # _migrate_to_3; 3 -> 4 added the host's admin log and bans; 4 -> 5 the tables' locks.
@@ -613,11 +611,7 @@ class Store:
             last = self.reader.execute(
                 "SELECT n FROM journal WHERE game = ? ORDER BY n DESC LIMIT 1",
                 (game_id,)).fetchone()
-        return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, **_summary(row),
-                "private": bool(row["private"]),
-                "first_dealer": row["first_dealer"], "seeded": bool(row["seeded"]),
-                "hands": json.loads(row["hands"]) if row["hands"] else [],
-                "actions": [json.loads(r[0]) for r in rows],
+        return {**_record(row, [json.loads(r[0]) for r in rows]),
                 "actions_total": 0 if last is None else last[0] + 1}
 
     def _journal(self, game_id: int) -> list[dict[str, Any]]:
@@ -666,11 +660,7 @@ class Store:
             if row is None:
                 return None
             actions = self._journal(game_id)
-        return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, **_summary(row),
-                "private": bool(row["private"]),
-                "first_dealer": row["first_dealer"], "seeded": bool(row["seeded"]),
-                "hands": json.loads(row["hands"]) if row["hands"] else [],
-                "actions": actions}
+        return _record(row, actions)
 
     def ratings(self, game: str | None = None, *, limit: int | None = None
                 ) -> list[dict[str, Any]]:
@@ -742,6 +732,16 @@ PRIVATE_FILTER = ("(g.private = 0 OR EXISTS (SELECT 1 FROM json_each(g.seating) 
 """A game a player may see: not of a private table, or one where that player sat."""
 SUMMARY_COLUMNS = ("g.id, g.table_id, g.game, g.options, g.state, g.seating, g.started, "
                    "g.finished, g.winners, g.totals, json_array_length(g.hands) AS hands_scored")
+
+
+def _record(row: sqlite3.Row, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """A game's export record (docs/persistence.md) from its row and its actions (all of
+    them, or a page)."""
+    return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, **_summary(row),
+            "private": bool(row["private"]),
+            "first_dealer": row["first_dealer"], "seeded": bool(row["seeded"]),
+            "hands": json.loads(row["hands"]) if row["hands"] else [],
+            "actions": actions}
 
 
 def _summary(row: sqlite3.Row) -> dict[str, Any]:

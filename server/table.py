@@ -878,8 +878,7 @@ class Table:
             if not self.attended():  # house bots play only for someone to see it
                 self.bot_due = math.inf
                 self.stalled = True
-                if self.unattended_since == math.inf:
-                    self.unattended_since = now
+                self._look_around()  # (nobody: the closing's count starts, if not yet)
                 return
             await self._bot_move(seat, seat.bot)
         elif now >= self.deadline:
