@@ -2298,8 +2298,8 @@ def _discard_bounds(ctx: _Context, hand: tuple[int, ...], limit: int) -> tuple[b
 class _Screen:
     """The tables of :func:`_may_keep`, for one :class:`MeldRules` (its context's)."""
 
-    __slots__ = ("code", "natural_bit", "one_wild", "pattern_max", "pattern_points",
-                 "rank_points", "run_mask", "sets")
+    __slots__ = ("ace_low", "code", "ctx", "natural_bit", "one_wild", "partner_masks",
+                 "pattern_max", "pattern_points", "rank_points", "run_mask", "sets")
 
     def __init__(self, ctx: _Context) -> None:
         wild = ctx.rules.wild_rank
@@ -2314,6 +2314,9 @@ class _Screen:
         self.pattern_max = ctx.pattern_max
         self.rank_points = ctx.rank_points
         self.sets = bool(ctx.set_sizes)
+        self.ctx = ctx
+        self.partner_masks = ctx.partner_masks
+        self.ace_low = ctx.rules.ace_mode == "low"
         # By suit pattern: the most points of its needy naturals (by its own runs) that
         # one run with one wild card holds, filled as patterns come (2**14 at most).
         windows, rm, pts = ctx.windows[1], ctx.run_mask, ctx.pattern_points
@@ -2400,9 +2403,83 @@ def _may_keep(hand: Sequence[int], rules: MeldRules, limit: int, *, spare: bool)
         dead -= max(top[na], top[nb], top[nc], top[nd])
     if not wilds:
         return dead <= limit
-    return dead - _wild_cover(screen, (a, b, c, d), (na, nb, nc, nd), (pa, pb, pc, pd),
-                              two=two, three=three, dup=dup, wilds=wilds,
-                              want=dead - limit) <= limit
+    if dead - _wild_cover(screen, (a, b, c, d), (na, nb, nc, nd), (pa, pb, pc, pd),
+                          two=two, three=three, dup=dup, wilds=wilds,
+                          want=dead - limit) > limit:
+        return False
+    return limit != 0 or _may_meld_all(screen, (a, b, c, d), (na, nb, nc, nd), dup=dup,
+                                       ranks=two, wilds=wilds, spare=spare)
+
+
+def _may_meld_all(screen: _Screen, suits: tuple[int, int, int, int],
+                  needy: tuple[int, int, int, int], *, dup: int, ranks: int, wilds: int,
+                  spare: bool) -> bool:
+    """False only when no arrangement melds every card of the hand (with ``spare``: of
+    the hand without some card, any): a count of the wild cards its needy naturals need
+    (:func:`_may_keep`, at a limit of 0).
+
+    Every meld holding a needy natural holds a wild card. A *lonely* one (no other
+    natural of the hand can share a meld with it: :meth:`_Context.unsupported`) is the
+    only natural of its meld, with two wild cards. Two needy naturals in one meld are of
+    one rank, or of one suit with at most ``wilds`` positions between them held by no
+    natural, so the other needy naturals, joined so (rank by rank, and each to the next
+    of its suit), need a wild card per group at least. The kept hand's needy naturals
+    are the whole hand's less the card discarded: that card takes off two wild cards at
+    most (a lonely one), one if it is a group alone, and none otherwise. A wild card
+    discarded takes one wild card away instead: never fewer needed.
+    """
+    w = min(wilds, MAX_RUN)
+    partner = (screen.partner_masks[w].__getitem__ if w <= _KEPT_WILDS
+               else screen.ctx._partner_mask(w))
+    lone = 0
+    rest: list[int] = []
+    for shift, p, n in zip((0, 16, 32, 48), suits, needy, strict=True):
+        if not n:
+            rest.append(0)
+            continue
+        alone = n & ~partner(p) & ~ranks
+        if alone:
+            lone += alone.bit_count() + (alone & dup >> shift).bit_count()
+        rest.append(n & ~alone)
+    save = 2 if spare and lone else 0
+    need = 2 * lone - save
+    if need > wilds:
+        return False
+    # The other needy naturals in groups: ranks joined by rank (a set) and, in each
+    # suit, a natural to the next when a run with the wild cards may hold both.
+    group = list(range(14))
+    cards = [0] * 14
+
+    def root(r: int) -> int:
+        while group[r] != r:
+            r = group[r]
+        return r
+
+    for shift, p, q in zip((0, 16, 32, 48), suits, rest, strict=True):
+        if not q:
+            continue
+        twice = dup >> shift
+        last = 0
+        while q:
+            low = q & -q
+            r = low.bit_length() - 1
+            cards[r] += 1 + (twice >> r & 1)
+            if last and (not screen.ace_low or (r - last + 1) - (
+                    p & ((low << 1) - (1 << last))).bit_count() <= wilds):
+                a, b = root(last), root(r)
+                if a != b:
+                    group[a] = b
+            last = r
+            q ^= low
+    counts: dict[int, int] = {}
+    for r in range(1, 14):
+        if cards[r]:
+            top = root(r)
+            counts[top] = counts.get(top, 0) + cards[r]
+    need += len(counts)
+    if spare and not save and 1 in counts.values():
+        need -= 1
+    return need <= wilds
 
 
 def _wild_cover(screen: _Screen, suits: tuple[int, int, int, int],

@@ -767,6 +767,56 @@ def test_discards_at_most_match_brute_force(case: tuple[MeldRules, list[Card]],
     assert discards_at_most(hand, rules, limit) == want
 
 
+@st.composite
+def nearly_out(draw: st.DrawFn) -> tuple[MeldRules, list[Card]]:
+    """A hand of whole melds (:func:`table_meld`, some with a wild card) and one or two
+    cards more: hands at or near going out, where the count of what the needy naturals
+    need (``solver._may_meld_all``) must not settle a hand that has a way out."""
+    rules = draw(meld_rules())
+    deck = draw(small_deck(rules, max_decks=2))
+    hand: list[Card] = []
+    for _ in range(draw(st.integers(1, 2))):
+        meld = draw(table_meld(rules, [c for c in deck if c not in hand]))
+        hand += meld
+    free = [c for c in deck if c not in hand]
+    hand += draw(st.lists(st.sampled_from(free), min_size=min(1, len(free)),
+                          max_size=min(2, len(free)), unique=True)) if free else []
+    assume(len(hand) <= 10)
+    return rules, draw(st.permutations(hand))
+
+
+@settings(max_examples=300, deadline=None)
+@given(nearly_out())
+def test_going_out_near_out_matches_brute_force(case: tuple[MeldRules, list[Card]]) -> None:
+    rules, hand = case
+    want = [c for i, c in enumerate(hand) if brute_deadwood(hand[:i] + hand[i + 1:], rules) == 0]
+    assert discards_at_most(hand, rules, 0) == want
+    assert deadwood_at_most(hand, rules, 0) == (brute_deadwood(hand, rules) == 0)
+
+
+@pytest.mark.parametrize("text, rnd, out", [
+    # Fours wild: the three naturals are lonely (no other natural shares a meld with
+    # one), each needing two wild cards; a discard takes one away and two remain for
+    # the other two: four wild cards, and the hand holds two. (Their points, 23 less
+    # the 10 discarded, are what two wild cards could cover: the points' bound passes.)
+    ("3h 4s Qc Kd 4h", 2, False),
+    # The same count with a run: the Kc is lonely, and its discard leaves the run.
+    ("5h 6h 7h 4s Kc", 2, True),
+    # Sevens wild, 8 cards, two wild cards (7d 7d#1): the Ac and the 8h are lonely (two
+    # wild cards each), the kings are a group, and so are the 6c and the 9c (a run with
+    # two wild cards between them): six wild cards, four when the discard is a lonely one.
+    ("Kc 8h 7d 9c#1 6c Kh 7d#1 Ac", 5, False),
+])
+def test_going_out_counts_the_wild_cards_needy_naturals_need(text: str, rnd: int,
+                                                             out: bool) -> None:
+    hand, rules = cards(text), thirteen(rnd)
+    want = [c for i, c in enumerate(hand) if brute_deadwood(hand[:i] + hand[i + 1:], rules) == 0]
+    assert bool(want) == out
+    assert discards_at_most(hand, rules, 0) == want
+    # The screen settles the hands with no way out before any search.
+    assert solver._may_keep(hand, rules, 0, spare=True) == out
+
+
 @pytest.mark.parametrize("text, limit, kept", [
     ("2h 4d 5d 7d 9c 9d 9h As", 1, "4d 7d As"),  # the wild card fills 6d: 5d 2h 7d
     ("5d 5d#1 6s 7s 8s 2c Kh Kh#1", 5, "5d 5d#1"),  # identical cards: Kh Kh#1 2c
