@@ -609,6 +609,9 @@ class _Context:
         self.table_ok = (smax == 0 and rules.ace_mode != "round_the_corner"
                          and min(self.rank_points[1:14]) > 0)
         self.suit_runs = _suit_runs(rules.ace_mode == "high_or_low", tuple(self.rank_points))
+        # By suit table key: the fewest wild cards that meld the whole suit in runs
+        # (MAX_WILDS + 1: none do), filled as keys come (:func:`_table_out`).
+        self.suit_wilds = _Lazy(self._suit_wilds)
         # A natural's face bit and, from bit _POINTS_AT, its points; 1 << 64 for a wild
         # card: one sum profiles a hand for the table path.
         self.table_code = {code: (1 << 64 if code & 15 in (JOKER_RANK, wild)
@@ -626,6 +629,10 @@ class _Context:
                                     Callable[[int, int, int, int, int], bool]] = {}
 
     # -- suit tables --------------------------------------------------------------
+
+    def _suit_wilds(self, key: int) -> int:
+        entry = self.suit_runs.get(key)
+        return next((w for w, dead in enumerate(entry) if not dead), MAX_WILDS + 1)
 
     def _pattern_points(self, p: int) -> int:
         rp = self.rank_points
@@ -2028,6 +2035,8 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
             naturals_may, wilds_may = _discard_bounds(ctx, hand, limit)
             if not (naturals_may or wilds_may):
                 return []
+        if not limit and (found[0].bit_count() + found[1].bit_count()) > 1:
+            return _table_out(ctx, hand, found)
         return _table_discards(ctx, hand, limit, found)
     if not limit and len(hand) <= _ONE_MELD + 1 and min(_points(ctx, list(hand))) > 0:
         # Nothing unmelded, fewer than six cards kept: they are one meld (past the bounds).
@@ -2147,6 +2156,94 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
         if fits:
             out.append(Card(card))
     return out
+
+
+def _table_out(ctx: _Context, hand: tuple[int, ...],
+               found: tuple[int, int, int, int]) -> list[Card]:
+    """:func:`discards_at_most` at a limit of 0 by the table path (the hand holds two
+    naturals or more): the discards that leave every card melded.
+
+    The same set choices as :func:`_table_discards`, each counted in wild cards rather
+    than points: a choice melds everything when its sets' wild cards and the fewest
+    each suit's runs need (``suit_wilds``) are at most the hand's. A card's discard
+    changes one term: a natural leaves its suit (that suit's need, looked up again) or
+    its set (which needs one wild card more at two naturals, and is no set at one: that
+    choice less the set is among the others); a wild card leaves one wild card fewer.
+    So only the choices needing at most two wild cards more than the hand holds can
+    take a natural's discard (a card alone in its suit's runs costs two at most), and
+    those needing fewer than it holds a wild card's. The kept cards' choices are among
+    the whole hand's but for the ranks of :meth:`_Context.set_plans`'s ``fragile``
+    faces, whose discards are solved alone, as there.
+    """
+    pm, dup, wilds, total = found
+    ranks, suits = ctx.set_ranks(pm, dup, wilds)
+    if ranks:
+        plans, fragile = ctx.set_plans(pm, dup, wilds, ranks, suits)
+    else:
+        plans, fragile = [(0, 0, 0)], 0
+    need_of = ctx.suit_wilds
+    # The choices within reach: (suits' naturals, second copies, sets' faces, second
+    # copies, wild cards over the hand's, each suit's key and need).
+    near: list[tuple[int, int, int, int, int, tuple[int, ...], tuple[int, ...]]] = []
+    wild_out = False
+    for rm1, rm2, cost in plans:
+        left1, left2 = pm & ~rm1, dup & ~rm2
+        keys = (left1 & _SUIT | (left2 & _SUIT) << 16,
+                left1 >> 16 & _SUIT | (left2 >> 16 & _SUIT) << 16,
+                left1 >> 32 & _SUIT | (left2 >> 32 & _SUIT) << 16,
+                left1 >> 48 & _SUIT | (left2 >> 48 & _SUIT) << 16)
+        needs = (need_of[keys[0]], need_of[keys[1]], need_of[keys[2]], need_of[keys[3]])
+        over = cost + sum(needs) - wilds
+        if over <= 2:
+            near.append((left1, left2, rm1, rm2, over, keys, needs))
+            wild_out = wild_out or over < 0
+    if not near and not fragile:
+        return []
+    wild_rank = ctx.rules.wild_rank
+    points = ctx.face_points
+    by_key: dict[int, bool] = {}
+    out: list[Card] = []
+    for i, card in enumerate(hand):
+        face = card & 63
+        rank = face & 15
+        wild = rank in (JOKER_RANK, wild_rank)
+        key = -1 if wild else face  # (jokers are all of face 0)
+        fits = by_key.get(key)
+        if fits is None:
+            bit = 1 << face
+            if wild:
+                fits = wild_out
+            elif bit & fragile:
+                worth = points[face]
+                kept = hand[:i] + hand[i + 1:]
+                fits = not (ctx.table_value(kept, pm, dup ^ bit, wilds, total - worth)
+                            if dup & bit else
+                            ctx.table_value(kept, pm ^ bit, dup, wilds, total - worth))
+            else:
+                fits = _out_without(near, need_of, face)
+            by_key[key] = fits
+        if fits:
+            out.append(Card(card))
+    return out
+
+
+def _out_without(near: list[tuple[int, int, int, int, int, tuple[int, ...], tuple[int, ...]]],
+                 need_of: _Lazy[int], face: int) -> bool:
+    """Whether one of the set choices ``near`` (:func:`_table_out`) melds everything
+    once a natural of ``face`` is discarded."""
+    bit = 1 << face
+    rank = face & 15
+    suit = face >> 4
+    for left1, left2, rm1, rm2, over, keys, needs in near:
+        if (left1 | left2) & bit:  # it leaves its suit
+            key = keys[suit] ^ (1 << (rank + 16) if left2 & bit else 1 << rank)
+            if over - needs[suit] + need_of[key] <= 0:
+                return True
+            continue
+        k = (rm1 >> rank & _SPREAD).bit_count() + (rm2 >> rank & _SPREAD).bit_count() - 1
+        if k >= 2 and over + (k == 2) <= 0:  # it leaves its set
+            return True
+    return False
 
 
 def _kept_deadwood(ctx: _Context, scored: list[tuple[int, int, int, int]], *, pm: int,

@@ -768,24 +768,39 @@ def test_discards_at_most_match_brute_force(case: tuple[MeldRules, list[Card]],
 
 
 @st.composite
-def nearly_out(draw: st.DrawFn) -> tuple[MeldRules, list[Card]]:
+def nearly_out(draw: st.DrawFn, *, table: bool = False,
+               melds: int = 2, size: int = 10) -> tuple[MeldRules, list[Card]]:
     """A hand of whole melds (:func:`table_meld`, some with a wild card) and one or two
     cards more: hands at or near going out, where the count of what the needy naturals
-    need (``solver._may_meld_all``) must not settle a hand that has a way out."""
-    rules = draw(meld_rules())
+    need (``solver._may_meld_all``) must not settle a hand that has a way out, nor the
+    table path's count of each set choice's wild cards (``solver._table_out``, with
+    ``table``: rules it takes) miss one."""
+    rules = draw(table_rules() if table else meld_rules())
     deck = draw(small_deck(rules, max_decks=2))
     hand: list[Card] = []
-    for _ in range(draw(st.integers(1, 2))):
+    for _ in range(draw(st.integers(1, melds))):
         meld = draw(table_meld(rules, [c for c in deck if c not in hand]))
         hand += meld
     free = [c for c in deck if c not in hand]
     hand += draw(st.lists(st.sampled_from(free), min_size=min(1, len(free)),
                           max_size=min(2, len(free)), unique=True)) if free else []
-    assume(len(hand) <= 10)
+    assume(len(hand) <= size)
     return rules, draw(st.permutations(hand))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.filter_too_much])
+@given(nearly_out(table=True, melds=4, size=14))
+def test_table_going_out_matches_each_kept_hand(case: tuple[MeldRules, list[Card]]) -> None:
+    rules, hand = case
+    assume(table_path_takes(hand, rules))
+    want = [c for i, c in enumerate(hand)
+            if deadwood_points(hand[:i] + hand[i + 1:], rules) == 0]
+    assert discards_at_most(hand, rules, 0) == want
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.filter_too_much])
 @given(nearly_out())
 def test_going_out_near_out_matches_brute_force(case: tuple[MeldRules, list[Card]]) -> None:
     rules, hand = case
