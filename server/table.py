@@ -315,7 +315,10 @@ class Table:
 
     def attended(self) -> bool:
         """Someone is at this table: a player connected in its seat, or a spectator."""
-        return any(s.present for s in self.seats) or any(
+        for seat in self.seats:  # (a loop, not any(): this runs after every action)
+            if seat.present:
+                return True
+        return bool(self.spectators) and any(
             _taken_in(p, box) for p, box in self.spectators.items())
 
     def audience(self) -> list[tuple[Player, int | None]]:
