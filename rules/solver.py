@@ -2542,40 +2542,40 @@ def _may_meld_all(screen: _Screen, suits: tuple[int, int, int, int],
     need = 2 * lone - save
     if need > wilds:
         return False
-    # The other needy naturals in groups: ranks joined by rank (a set) and, in each
-    # suit, a natural to the next when a run with the wild cards may hold both.
-    group = list(range(14))
-    cards = [0] * 14
-
-    def root(r: int) -> int:
-        while group[r] != r:
-            r = group[r]
-        return r
-
-    for shift, p, q in zip((0, 16, 32, 48), suits, rest, strict=True):
-        if not q:
-            continue
-        twice = dup >> shift
-        last = 0
+    # The other needy naturals in groups, as masks of ranks (a rank's naturals may share
+    # a set): in each suit, a natural joins the next when a run with the wild cards may
+    # hold both; groups that share a rank are one.
+    groups: list[int] = []
+    for p, q in zip(suits, rest, strict=True):
         while q:
             low = q & -q
-            r = low.bit_length() - 1
-            cards[r] += 1 + (twice >> r & 1)
-            if last and (not screen.ace_low or (r - last + 1) - (
-                    p & ((low << 1) - (1 << last))).bit_count() <= wilds):
-                a, b = root(last), root(r)
-                if a != b:
-                    group[a] = b
-            last = r
+            seg = low
             q ^= low
-    counts: dict[int, int] = {}
-    for r in range(1, 14):
-        if cards[r]:
-            top = root(r)
-            counts[top] = counts.get(top, 0) + cards[r]
-    need += len(counts)
-    if spare and not save and 1 in counts.values():
-        need -= 1
+            while q:  # (the suit's next needy natural, and whether it joins this run)
+                nxt = q & -q
+                if screen.ace_low and (nxt.bit_length() - low.bit_length() + 1) - (
+                        p & ((nxt << 1) - low)).bit_count() > wilds:
+                    break
+                seg |= nxt
+                low = nxt
+                q ^= nxt
+            kept = []
+            for g in groups:
+                if g & seg:
+                    seg |= g
+                else:
+                    kept.append(g)
+            kept.append(seg)
+            groups = kept
+    need += len(groups)
+    if spare and not save:
+        # (a group of one card: one natural, held once, of a rank no other group holds)
+        once = [q & ~(dup >> shift) for q, shift in zip(rest, (0, 16, 32, 48), strict=True)]
+        for g in groups:
+            if g & (g - 1) == 0 and sum((q & g).bit_count() for q in rest) == 1 and any(
+                    q & g for q in once):
+                need -= 1
+                break
     return need <= wilds
 
 
