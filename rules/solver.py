@@ -2207,7 +2207,7 @@ def _table_out(ctx: _Context, hand: tuple[int, ...],
         face = card & 63
         rank = face & 15
         wild = rank in (JOKER_RANK, wild_rank)
-        key = -1 if wild else face  # (jokers are all of face 0)
+        key = -1 if rank == wild_rank else face  # (jokers are all of face 0)
         fits = by_key.get(key)
         if fits is None:
             bit = 1 << face
@@ -2395,7 +2395,8 @@ def _discard_bounds(ctx: _Context, hand: tuple[int, ...], limit: int) -> tuple[b
 class _Screen:
     """The tables of :func:`_may_keep`, for one :class:`MeldRules` (its context's)."""
 
-    __slots__ = ("ace_low", "code", "ctx", "natural_bit", "one_wild", "partner_masks",
+    __slots__ = ("ace_low", "code", "counts_out", "ctx", "natural_bit", "one_wild",
+                 "partner_masks",
                  "pattern_max", "pattern_points", "rank_points", "run_mask", "sets")
 
     def __init__(self, ctx: _Context) -> None:
@@ -2414,6 +2415,9 @@ class _Screen:
         self.ctx = ctx
         self.partner_masks = ctx.partner_masks
         self.ace_low = ctx.rules.ace_mode == "low"
+        # Going out melds every natural only when each is worth a point (a natural worth
+        # 0 may stay unmelded): then the count of _may_meld_all applies.
+        self.counts_out = min(ctx.rank_points[1:14]) > 0
         # By suit pattern: the most points of its needy naturals (by its own runs) that
         # one run with one wild card holds, filled as patterns come (2**14 at most).
         windows, rm, pts = ctx.windows[1], ctx.run_mask, ctx.pattern_points
@@ -2504,8 +2508,8 @@ def _may_keep(hand: Sequence[int], rules: MeldRules, limit: int, *, spare: bool)
                           two=two, three=three, dup=dup, wilds=wilds,
                           want=dead - limit) > limit:
         return False
-    return limit != 0 or _may_meld_all(screen, (a, b, c, d), (na, nb, nc, nd), dup=dup,
-                                       ranks=two, wilds=wilds, spare=spare)
+    return limit != 0 or not screen.counts_out or _may_meld_all(
+        screen, (a, b, c, d), (na, nb, nc, nd), dup=dup, ranks=two, wilds=wilds, spare=spare)
 
 
 def _may_meld_all(screen: _Screen, suits: tuple[int, int, int, int],
@@ -2521,9 +2525,13 @@ def _may_meld_all(screen: _Screen, suits: tuple[int, int, int, int],
     one rank, or of one suit with at most ``wilds`` positions between them held by no
     natural, so the other needy naturals, joined so (rank by rank, and each to the next
     of its suit), need a wild card per group at least. The kept hand's needy naturals
-    are the whole hand's less the card discarded: that card takes off two wild cards at
-    most (a lonely one), one if it is a group alone, and none otherwise. A wild card
-    discarded takes one wild card away instead: never fewer needed.
+    include the whole hand's less the card discarded (a discard may make others needy,
+    but a meld of the kept hand still holds needy naturals of one group of the whole
+    hand at most: same rank, or a suit's window with no more positions missing), so each
+    lonely one and each group still needs its own wild cards: the discard takes off two
+    at most (a lonely one), one if it is a group alone, and none otherwise. A wild card
+    discarded takes one wild card away instead: never fewer needed. Every natural must
+    be melded only when each is worth a point: the caller skips this count otherwise.
     """
     w = min(wilds, MAX_RUN)
     partner = (screen.partner_masks[w].__getitem__ if w <= _KEPT_WILDS

@@ -832,6 +832,29 @@ def test_going_out_counts_the_wild_cards_needy_naturals_need(text: str, rnd: int
     assert solver._may_keep(hand, rules, 0, spare=True) == out
 
 
+@pytest.mark.parametrize("text, fields, call", [
+    # A natural worth 0 may stay unmelded: the count of what needy naturals need, which
+    # takes every natural as melded, must not settle these (a second reader's finds).
+    ("Ah 9c 2d 2h", {"ace_points": 0, "wild_rank": 2}, "whole"),
+    ("Ah 9c 2d 2h Kd", {"ace_points": 0, "wild_rank": 2}, "discards"),
+    ("Kd 7s 7d Js 7s#1", {"wild_rank": 7, "all_wild_melds": False, "jack_points": 11,
+                          "queen_points": 12, "king_points": 0, "joker_points": 5}, "whole"),
+    ("Kd 4c Ad 4h Qd", {"ace_mode": "round_the_corner", "wild_rank": 13, "ace_points": 0},
+     "discards"),
+])
+def test_going_out_with_naturals_worth_nothing(text: str, fields: dict[str, object],
+                                               call: str) -> None:
+    hand, rules = cards(text), MeldRules(**fields)  # type: ignore[arg-type]
+    if call == "whole":
+        assert deadwood_at_most(hand, rules, 0) == (brute_deadwood(hand, rules) == 0)
+        assert brute_deadwood(hand, rules) == 0
+    else:
+        want = [c for i, c in enumerate(hand)
+                if brute_deadwood(hand[:i] + hand[i + 1:], rules) == 0]
+        assert want
+        assert discards_at_most(hand, rules, 0) == want
+
+
 @pytest.mark.parametrize("text, limit, kept", [
     ("2h 4d 5d 7d 9c 9d 9h As", 1, "4d 7d As"),  # the wild card fills 6d: 5d 2h 7d
     ("5d 5d#1 6s 7s 8s 2c Kh Kh#1", 5, "5d 5d#1"),  # identical cards: Kh Kh#1 2c
