@@ -641,6 +641,15 @@ class _Context:
     def _partner_mask(self, wilds: int) -> Callable[[int], int]:
         return _partner_mask(self.run_partners[min(wilds, MAX_RUN)])
 
+    def partners(self, wilds: int) -> Callable[[int], int]:
+        """Of a suit pattern, its ranks that another rank of it can share a run with,
+        given ``wilds`` wild cards (none: the runs of three or more it holds)."""
+        if not wilds:
+            return self.run_mask.__getitem__
+        if wilds <= _KEPT_WILDS:
+            return self.partner_masks[wilds].__getitem__
+        return self._partner_mask(wilds)
+
     def _run_partners(self, rank: int, wilds: int) -> int:
         """The ranks that fit in one run with ``rank`` and at most ``wilds`` wild cards."""
         if not 1 <= rank <= 13:
@@ -688,14 +697,9 @@ class _Context:
                 masks.append(0)
                 continue
             ranks = pairs if w else three
-            if w <= _KEPT_WILDS:
-                support = self.run_mask if not w else self.partner_masks[w]
-                masks.append(sum((p & ~support[p] & ~ranks) << (16 * s)
-                                 for s, p in enumerate((a, b, c, d)) if p))
-            else:
-                partner = self._partner_mask(min(w, MAX_RUN))
-                masks.append(sum((p & ~partner(p) & ~ranks) << (16 * s)
-                                 for s, p in enumerate((a, b, c, d)) if p))
+            partner = self.partners(w)
+            masks.append(sum((p & ~partner(p) & ~ranks) << (16 * s)
+                             for s, p in enumerate((a, b, c, d)) if p))
         return _Lonely(wilds, masks[0], masks[1], pm, dup, pairs)
 
     def lonely_points(self, mask: int, dup: int) -> int:
@@ -1235,6 +1239,16 @@ class _Context:
                     total: int) -> int:
         """:meth:`table_best`'s least deadwood alone."""
         return self.table_best(hand, pm, dup, wilds, total)[0]
+
+    def table_value_less(self, kept: Sequence[int], pm: int, dup: int, *, face: int,
+                         wilds: int, total: int) -> int:
+        """:meth:`table_value` of ``kept``, a hand of naturals ``pm`` (``dup`` twice,
+        ``total`` points) and ``wilds`` wild cards less one natural of ``face``."""
+        bit = 1 << face
+        total -= self.face_points[face]
+        if dup & bit:
+            return self.table_value(kept, pm, dup ^ bit, wilds, total)
+        return self.table_value(kept, pm ^ bit, dup, wilds, total)
 
     def table_best(self, hand: Sequence[int], pm: int, dup: int, wilds: int,
                    total: int) -> tuple[int, tuple[int, int, int]]:
@@ -2035,7 +2049,7 @@ def discards_at_most(cards: Sequence[int], rules: MeldRules, limit: int) -> list
             naturals_may, wilds_may = _discard_bounds(ctx, hand, limit)
             if not (naturals_may or wilds_may):
                 return []
-        if not limit and (found[0].bit_count() + found[1].bit_count()) > 1:
+        if not limit and found[0].bit_count() + found[1].bit_count() > 1:
             return _table_out(ctx, hand, found)
         return _table_discards(ctx, hand, limit, found)
     if not limit and len(hand) <= _ONE_MELD + 1 and min(_points(ctx, list(hand))) > 0:
@@ -2148,9 +2162,8 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
                     ctx, scored, pm=pm, dup=dup, face=face, wilds=wilds, total=total - worth,
                     kept=kept, limit=limit)
                 if value < 0:  # the natural's face loses one copy
-                    value = (ctx.table_value(kept, pm, dup ^ bit, wilds, total - worth)
-                             if dup & bit else
-                             ctx.table_value(kept, pm ^ bit, dup, wilds, total - worth))
+                    value = ctx.table_value_less(kept, pm, dup, face=face,
+                                                 wilds=wilds, total=total)
                 fits = value <= limit
             by_key[key] = fits
         if fits:
@@ -2200,7 +2213,6 @@ def _table_out(ctx: _Context, hand: tuple[int, ...],
     if not near and not fragile:
         return []
     wild_rank = ctx.rules.wild_rank
-    points = ctx.face_points
     by_key: dict[int, bool] = {}
     out: list[Card] = []
     for i, card in enumerate(hand):
@@ -2214,11 +2226,8 @@ def _table_out(ctx: _Context, hand: tuple[int, ...],
             if wild:
                 fits = wild_out
             elif bit & fragile:
-                worth = points[face]
-                kept = hand[:i] + hand[i + 1:]
-                fits = not (ctx.table_value(kept, pm, dup ^ bit, wilds, total - worth)
-                            if dup & bit else
-                            ctx.table_value(kept, pm ^ bit, dup, wilds, total - worth))
+                fits = not ctx.table_value_less(hand[:i] + hand[i + 1:], pm, dup,
+                                                face=face, wilds=wilds, total=total)
             else:
                 fits = _out_without(near, need_of, face)
             by_key[key] = fits
@@ -2396,7 +2405,6 @@ class _Screen:
     """The tables of :func:`_may_keep`, for one :class:`MeldRules` (its context's)."""
 
     __slots__ = ("ace_low", "code", "counts_out", "ctx", "natural_bit", "one_wild",
-                 "partner_masks",
                  "pattern_max", "pattern_points", "rank_points", "run_mask", "sets")
 
     def __init__(self, ctx: _Context) -> None:
@@ -2413,7 +2421,6 @@ class _Screen:
         self.rank_points = ctx.rank_points
         self.sets = bool(ctx.set_sizes)
         self.ctx = ctx
-        self.partner_masks = ctx.partner_masks
         self.ace_low = ctx.rules.ace_mode == "low"
         # Going out melds every natural only when each is worth a point (a natural worth
         # 0 may stay unmelded): then the count of _may_meld_all applies.
@@ -2533,9 +2540,7 @@ def _may_meld_all(screen: _Screen, suits: tuple[int, int, int, int],
     discarded takes one wild card away instead: never fewer needed. Every natural must
     be melded only when each is worth a point: the caller skips this count otherwise.
     """
-    w = min(wilds, MAX_RUN)
-    partner = (screen.partner_masks[w].__getitem__ if w <= _KEPT_WILDS
-               else screen.ctx._partner_mask(w))
+    partner = screen.ctx.partners(wilds)
     lone = 0
     rest: list[int] = []
     for shift, p, n in zip((0, 16, 32, 48), suits, needy, strict=True):
