@@ -62,9 +62,10 @@ time (the arena: the same search however loaded the machine is), still capped at
 even when it gets no core. Both clocks are arguments (``clock``, ``cpu_clock``), so that
 tests pass counting clocks and never depend on speed. The budget starts before the
 strong bot's own answer; the search checks it before each world and starts one only if
-the time left exceeds what the last world took (a world costs about a millisecond, a
-playout world a few), so the answer comes within the budget, past it only by what a
-world costs more than the one before; with no time at all it is the strong bot's. With
+the time left exceeds what the dearest world of this decision took (a world costs about
+a millisecond, a playout world a few), so the answer comes within the budget, past it
+only by what a world costs beyond every one before it; with no time at all it is the
+strong bot's. With
 ``budget_ms=None`` only ``max_worlds`` bounds the work, and the same seed gives the same
 decisions whatever the machine's speed (the arena's reproducible mode).
 """
@@ -221,6 +222,35 @@ class ExpertBot:
         self.strong.recall(view, action)
 
 
+class WorldBudget:
+    """Whether one more world fits in a decision's budget, asked before each world.
+
+    ``deadline()`` returns the seconds left (``math.inf``: no budget). A world is
+    started only while the time left exceeds the dearest world of this decision so far
+    (the time between two checks): the answer then comes within the budget, past it
+    only by what a world costs beyond every one before it. The last world's cost alone
+    was not enough: worlds differ (a playout runs longer, the garbage collector takes
+    its turn inside one), and a cheap world followed by a dear one ran past the budget
+    by the dear one's cost.
+    """
+
+    __slots__ = ("deadline", "dearest", "last_left")
+
+    def __init__(self, deadline: Callable[[], float]) -> None:
+        self.deadline = deadline
+        self.last_left: float | None = None  # the time left at the last check
+        self.dearest = 0.0  # the most a world of this decision took
+
+    def fits(self) -> bool:
+        left = self.deadline()
+        if left == math.inf:
+            return True  # no budget: max_worlds alone bounds the search
+        if self.last_left is not None:
+            self.dearest = max(self.dearest, self.last_left - left)
+        self.last_left = left
+        return left > self.dearest
+
+
 class _Search:
     """One decision's search: candidates, worlds, the sampled terms and the verdict."""
 
@@ -234,8 +264,7 @@ class _Search:
         self.mem = mem
         self.rules = turn.rules
         self.cache = SolverMemo(self.rules)
-        self.deadline = deadline
-        self.last_left: float | None = None  # the time left at the last check
+        self.budget = WorldBudget(deadline)
         self.worlds = 0
         self.model = self.opponent_model() if bot.params.model else None
         view = self.view
@@ -245,14 +274,8 @@ class _Search:
                        if view.active[s]]
 
     def time_left(self) -> bool:
-        """True if another world fits: the time left exceeds what the last world took
-        (so that the answer comes within the budget, not one world past it)."""
-        left = self.deadline()
-        if left == math.inf:
-            return True  # no budget: max_worlds alone bounds the search
-        cost = 0.0 if self.last_left is None else max(0.0, self.last_left - left)
-        self.last_left = left
-        return left > cost
+        """True if another world fits in the budget (:class:`WorldBudget`)."""
+        return self.budget.fits()
 
     def world(self) -> World:
         self.worlds += 1
@@ -519,6 +542,8 @@ class _Search:
         discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
         if not discards:
             return fallback or self.legal[0]
+        if fallback is not None and self.turn.next in (None, self.view.out_seat):
+            return fallback  # nobody takes it (Three Thirteen's last turn): the least deadwood
         ranked = self.turn.ranked_discards(list(discards))
         if fallback is None:
             fallback = discards[ranked[0][1]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections import Counter
@@ -11,7 +12,7 @@ import pytest
 
 from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, make_strategy
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
-from rummyhall.bots.expert_bot import GIN_HELD, PLAYOUTS
+from rummyhall.bots.expert_bot import GIN_HELD, PLAYOUTS, WorldBudget
 from rummyhall.bots.playouts import related
 from rummyhall.bots.sampling import deck_cards, sample_world, unseen_pool
 from rummyhall.bots.selfplay import play_game
@@ -330,3 +331,17 @@ def test_two_seat_chicagos_draws_and_knocks_may_be_judged_by_playouts() -> None:
     assert searched["knock",]["play"] > searched[()]["play"]
     with pytest.raises(ValueError, match="in Chicago"):
         ExpertParams(chicago_playouts=("discard",))
+
+
+def test_a_world_starts_only_while_the_time_left_exceeds_the_dearest_world_so_far() -> None:
+    # Seconds left at each check: worlds of 1, 4, then 1 s. After the 4 s world, 4 s
+    # are left after a 1 s world: a world as dear as the 4 s one would end past the
+    # budget, so none starts (the last world's 1 s alone would have let one start).
+    left = iter([10.0, 9.0, 5.0, 4.0])
+    budget = WorldBudget(lambda: next(left))
+    assert [budget.fits() for _ in range(4)] == [True, True, True, False]
+    assert budget.dearest == 4.0
+    # Nothing is left, or less than any world took: no world; no budget: always.
+    assert not WorldBudget(lambda: 0.0).fits()
+    unbounded = WorldBudget(lambda: math.inf)
+    assert all(unbounded.fits() for _ in range(3))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from rummyhall.bots import StrongBot, StrongParams
+from rummyhall.bots import ExpertBot, ExpertParams, StrongBot, StrongParams
 from rummyhall.bots.evaluation import HandEvaluator
 from rummyhall.bots.strong_bot import StrongTurn, passed_at_most, prob_at_most
 from rummyhall.bots.tracking import Tracker, unseen_faces
@@ -240,3 +240,20 @@ def decide_at(view: SeatView, legal: Sequence[SeatAction], params: StrongParams,
     mem = bot.tracker.observe(view)
     mem.turns = turns
     return StrongTurn(bot, view, legal, mem).decide()
+
+
+def test_the_expert_feeds_nobody_on_a_three_thirteen_last_turn() -> None:
+    # The position above, seat 1 gone out: our discard ends the round, so no card can
+    # feed the next seat. The expert plays the strong bot's least deadwood (the Jh) at
+    # once, searching no world; its sampled feed once made it pay points to spare a seat
+    # that would never draw again.
+    game, _ = position("three_thirteen", "3c 8c 6d Jh", "Qh Qc 9d", drawn=True)
+    assert isinstance(game, ThreeThirteen)
+    game.out_seat = 1
+    view = seat_view(game, 0)
+    for seed in range(8):
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=40, clear_cost=99.0),
+                           random.Random(seed))
+        choice = expert.choose(view, game.legal_actions())
+        assert isinstance(choice, Discard) and choice.card == Card.parse("Jh")
+        assert expert.last_worlds == 0
