@@ -56,10 +56,15 @@ _NEAR = {cyclic: [[_near(s, r, cyclic) for r in range(14)] for s in range(4)]
          for cyclic in (False, True)}
 
 
-def run_windows(rank: int, rules: MeldRules) -> list[tuple[int, int]]:
-    """The pairs of ranks that make a three-card run with ``rank`` under ``rules``."""
-    cyclic = rules.ace_mode == "round_the_corner"
-    high = rules.ace_mode == "high_or_low"
+def run_windows(rank: int, rules: MeldRules) -> tuple[tuple[int, int], ...]:
+    """The pairs of ranks that make a three-card run with ``rank`` under ``rules``
+    (a table by ace mode: the sampler and the danger term ask it for every card)."""
+    return RUN_WINDOWS[rules.ace_mode][rank]
+
+
+def _windows(rank: int, ace_mode: str) -> tuple[tuple[int, int], ...]:
+    cyclic = ace_mode == "round_the_corner"
+    high = ace_mode == "high_or_low"
     windows = []
     for lo in (rank - 2, rank - 1, rank):
         ranks = [lo, lo + 1, lo + 2]
@@ -76,7 +81,13 @@ def run_windows(rank: int, rules: MeldRules) -> list[tuple[int, int]]:
             others = [r for r in fixed if r != rank] if fixed.count(rank) == 1 else []
             if len(others) == 2 and len(set(fixed)) == 3:
                 windows.append((others[0], others[1]))
-    return windows
+    return tuple(windows)
+
+
+#: :func:`run_windows` by ace mode, then by rank (0 to 13).
+RUN_WINDOWS: dict[str, tuple[tuple[tuple[int, int], ...], ...]] = {
+    mode: tuple(_windows(rank, mode) for rank in range(14))
+    for mode in ("low", "high_or_low", "round_the_corner")}
 
 
 class HandEvaluator:

@@ -57,6 +57,7 @@ from rummyhall.rules import (
     deadwood_points,
     discard_deadwoods,
 )
+from rummyhall.rules import best_discard as solver_best_discard
 
 from .strong_bot import GIN_OPPONENT, interpolate, prob_at_most
 
@@ -83,13 +84,24 @@ class SolverMemo:
             got = self._after[key] = discard_deadwoods(key, self.rules)
         return got
 
+    def least_after(self, hand: Sequence[Card], forbidden: Card | None) -> int:
+        """The least deadwood a discard other than ``forbidden`` leaves. Without wild
+        cards the solver's :func:`~rummyhall.rules.best_discard` answers it, one table
+        lookup on its fast path where :meth:`after` solves every discard; with them the
+        memoised :meth:`after`, which the worlds share."""
+        if not self.rules.wild_rank:
+            return solver_best_discard(hand, self.rules, forbidden)[1]
+        return min(v for c, v in self.after(hand).items() if c != forbidden)
+
     def best_discard(self, hand: Sequence[Card], forbidden: Card | None) -> tuple[Card, int]:
         """The discard leaving the least deadwood (the dearest card among equals)."""
         after = self.after(hand)
+        low = min([v for c, v in after.items() if c != forbidden])
+        ties = [c for c, v in after.items() if v == low and c != forbidden]
+        if len(ties) == 1:
+            return ties[0], low
         points = self.rules.points
-        card = min((c for c in after if c != forbidden),
-                   key=lambda c: (after[c], -points(c), c))
-        return card, after[card]
+        return min(ties, key=lambda c: (-points(c), c)), low
 
 
 def related(card: Card, hand: Sequence[Card]) -> bool:
@@ -125,9 +137,7 @@ def from_draw(playout: _DrawnPlayout, mine: Sequence[Card], theirs: Sequence[Car
 def lowers_count(memo: SolverMemo, hand: Sequence[Card], top: Card, forbid: bool) -> bool:
     """True if taking ``top`` and discarding the best card (not ``top`` when ``forbid``)
     leaves less deadwood than ``hand`` holds now."""
-    after = memo.after((*hand, top))
-    best = min((v for c, v in after.items() if not (forbid and c == top)), default=None)
-    return best is not None and best < memo.dd(hand)
+    return memo.least_after((*hand, top), top if forbid else None) < memo.dd(hand)
 
 
 @lru_cache(maxsize=64)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from rummyhall.rules import Card, MeldRules, SeatView, deadwood_points, new_game
 
-from .evaluation import run_windows
+from .evaluation import RUN_WINDOWS, run_windows
 from .tracking import HandMemory
 
 _DECK_CARDS: dict[tuple[str, tuple[tuple[str, object], ...], int], tuple[Card, ...]] = {}
@@ -82,37 +82,72 @@ def unseen_pool(view: SeatView, mem: HandMemory) -> list[Card]:
 
 
 def contradictions(hand: Sequence[Card], shunned: set[int], rules: MeldRules) -> int:
-    """How many faces in ``shunned`` the hand could meld (the seat would not have let them go)."""
+    """How many faces in ``shunned`` the hand could meld (the seat would not have let them go):
+    two partners of its rank in other suits (copies count), or both other cards of one of
+    its run windows."""
     if not shunned:
         return 0
-    faces = Counter(c & 63 for c in hand if not rules.is_wild(c))
+    held = twice = 0  # the natural faces held, and those held more than once
+    wild_rank = rules.wild_rank
+    for c in hand:
+        rank = c & 15
+        if rank and rank != wild_rank:  # (not a joker, nor of the wild rank)
+            bit = 1 << (c & 63)
+            twice |= held & bit
+            held |= bit
+    melds = _MELD_MASKS[rules.ace_mode]
     count = 0
     for face in shunned:
-        rank, suit = face & 15, face >> 4
-        if rank == 0:
-            continue
-        same = sum(faces[s * 16 + rank] for s in range(4) if s != suit)
-        if same >= 2 or any(faces[suit * 16 + a] and faces[suit * 16 + b]
-                            for a, b in run_windows(rank, rules)):
-            count += 1
+        if face & 15:  # (a joker's face melds with nothing of its own)
+            partners, windows = melds[face]
+            if (held & partners).bit_count() + (twice & partners).bit_count() >= 2:
+                count += 1
+                continue
+            for w in windows:
+                if held & w == w:
+                    count += 1
+                    break
     return count
+
+
+def _meld_masks(face: int, ace_mode: str) -> tuple[int, tuple[int, ...]]:
+    """For :func:`contradictions`: the faces of ``face``'s rank in the other suits, and
+    each run window's two faces, as masks of faces."""
+    rank, suit = face & 15, face >> 4
+    partners = sum(1 << (s * 16 + rank) for s in range(4) if s != suit)
+    windows = tuple(1 << (suit * 16 + a) | 1 << (suit * 16 + b)
+                    for a, b in RUN_WINDOWS[ace_mode][rank]) if 1 <= rank <= 13 else ()
+    return partners, windows
+
+
+_MELD_MASKS: dict[str, tuple[tuple[int, tuple[int, ...]], ...]] = {
+    mode: tuple(_meld_masks(face, mode) for face in range(64)) for mode in RUN_WINDOWS}
 
 
 _MEAN_POINTS = 6.5  # a loose card's points on average (ace 1 to king 10)
 
 
+def pool_faces(pool: Sequence[Card]) -> dict[int, list[int]]:
+    """The indices of ``pool`` by face (for :func:`melded_picks`)."""
+    by_face: dict[int, list[int]] = {}
+    for i, c in enumerate(pool):
+        by_face.setdefault(c & 63, []).append(i)
+    return by_face
+
+
 def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
-                 rules: MeldRules) -> list[int]:
+                 rules: MeldRules, *, by_face: dict[int, list[int]] | None = None
+                 ) -> list[int]:
     """``k`` distinct indices of ``pool``, the first ones forming up to ``melds`` melds of three.
 
     A player who has drawn and discarded for a while holds melds, which a uniform draw
     of the unseen cards almost never gives: this builds a hand that has them, from the
     pool's cards only (each meld a set or a run of three, seeded by a random card), and
-    fills the rest at random.
+    fills the rest at random. ``by_face`` is :func:`pool_faces` of ``pool``, when the
+    caller draws from one pool several times.
     """
-    by_face: dict[int, list[int]] = {}
-    for i, c in enumerate(pool):
-        by_face.setdefault(c & 63, []).append(i)
+    if by_face is None:
+        by_face = pool_faces(pool)
     used: set[int] = set()
     picks: list[int] = []
 
@@ -137,7 +172,7 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
             if len(partners) >= 2:
                 group = rng.sample(partners, 2)
         else:
-            windows = run_windows(rank, rules)
+            windows = list(run_windows(rank, rules))
             rng.shuffle(windows)
             for a, b in windows:
                 ja, jb = free(suit * 16 + a), free(suit * 16 + b)
@@ -191,15 +226,17 @@ def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: Mel
         chosen: list[int] = []
         k = min(need[s], len(pool))
         melds = 0
+        by_face: dict[int, list[int]] = {}
         if target is not None:
             loose = target / _MEAN_POINTS
             melds = max(0, min(k // 3, round((view.hand_sizes[s] - loose) / 3)))
+            by_face = pool_faces(pool)
         for t in range(max(1, tries)):
             if target is None:
                 picks = rng.sample(range(len(pool)), k) if k else []
             else:
                 m = max(0, min(k // 3, melds + (t % 3) - 1 if t else melds))
-                picks = melded_picks(pool, k, m, rng, rules)
+                picks = melded_picks(pool, k, m, rng, rules, by_face=by_face)
             cand = [pool[i] for i in picks]
             held = [*known[s], *cand]
             miss = 0.0

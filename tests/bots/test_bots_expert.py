@@ -12,16 +12,19 @@ import pytest
 
 from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, make_strategy
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
+from rummyhall.bots.evaluation import run_windows
 from rummyhall.bots.expert_bot import GIN_HELD, PLAYOUTS, WorldBudget
 from rummyhall.bots.playouts import related
-from rummyhall.bots.sampling import deck_cards, sample_world, unseen_pool
+from rummyhall.bots.sampling import contradictions, deck_cards, sample_world, unseen_pool
 from rummyhall.bots.selfplay import play_game
 from rummyhall.bots.strong_bot import GIN_OPPONENT, interpolate
 from rummyhall.bots.tracking import Tracker
 from rummyhall.rules import (
+    Card,
     DrawStock,
     Game,
     Knock,
+    MeldRules,
     Phase,
     SeatView,
     deadwood_points,
@@ -345,3 +348,37 @@ def test_a_world_starts_only_while_the_time_left_exceeds_the_dearest_world_so_fa
     assert not WorldBudget(lambda: 0.0).fits()
     unbounded = WorldBudget(lambda: math.inf)
     assert all(unbounded.fits() for _ in range(3))
+
+
+def test_contradictions_count_the_shunned_faces_a_hand_could_meld() -> None:
+    # Against the rule said plainly, card by card: a shunned face is a contradiction when
+    # the hand holds two partners of its rank in the other suits (a copy of another deck
+    # counts), or both other cards of one of its run windows; wild cards and jokers
+    # partner nothing here. Two decks, wild 2s, jokers, every ace mode.
+    def plain(hand: list[Card], shunned: set[int], rules: MeldRules) -> int:
+        faces = Counter(c & 63 for c in hand if not rules.is_wild(c))
+        count = 0
+        for face in shunned:
+            rank, suit = face & 15, face >> 4
+            if not rank:
+                continue
+            same = sum(faces[s * 16 + rank] for s in range(4) if s != suit)
+            if same >= 2 or any(faces[suit * 16 + a] and faces[suit * 16 + b]
+                                for a, b in run_windows(rank, rules)):
+                count += 1
+        return count
+
+    rng = random.Random(5)
+    deck = [Card(copy * 64 + suit * 16 + rank) for copy in range(2) for suit in range(4)
+            for rank in range(1, 14)] + [Card(0), Card(64)]
+    found = 0
+    for mode in ("low", "high_or_low", "round_the_corner"):
+        for wild_rank in (0, 2):
+            rules = MeldRules(ace_mode=mode, wild_rank=wild_rank)
+            for _ in range(400):
+                hand = rng.sample(deck, rng.randint(0, 13))
+                shunned = {c & 63 for c in rng.sample(deck, rng.randint(0, 20))}
+                expected = plain(hand, shunned, rules)
+                assert contradictions(hand, shunned, rules) == expected
+                found += expected > 0
+    assert found > 500  # (the hands do contradict, often)
