@@ -94,7 +94,12 @@ class SolverMemo:
         return min(v for c, v in self.after(hand).items() if c != forbidden)
 
     def best_discard(self, hand: Sequence[Card], forbidden: Card | None) -> tuple[Card, int]:
-        """The discard leaving the least deadwood (the dearest card among equals)."""
+        """The discard leaving the least deadwood (the dearest card among equals, then the
+        lowest code)."""
+        if not self.rules.wild_rank and all(c < 64 and c & 15 for c in hand):
+            # One deck, no joker: codes run in display order, so the solver's choice
+            # among equals is ours, and its fast path is a table lookup.
+            return solver_best_discard(hand, self.rules, forbidden)
         after = self.after(hand)
         low = min([v for c, v in after.items() if c != forbidden])
         ties = [c for c, v in after.items() if v == low and c != forbidden]
