@@ -14,8 +14,10 @@ Each line gives the leading bot's win rate with two 95% intervals (Wilson's over
 and the paired one over deal sets, which the paired deals tighten: see docs/bots.md),
 its fair share (1/seats) and the goal, then every bot's decision time (median, p99 and
 max in milliseconds of wall time; and the median and p99 of the CPU time the thread
-spent in the decision, which a loaded machine does not inflate), games per second and
-the wall time. Games are spread over
+spent in the decision, which a loaded machine does not inflate), the expert's worlds (the
+share of its decisions that searched, and the worlds each searched: its strength grows
+with them, and a budget of CPU time buys fewer on a slower machine), games per second
+and the wall time. Games are spread over
 ``--jobs`` processes; the schedule and every game's chance are fixed by ``--seed`` (see
 :mod:`rummyhall.bots.arena`), so the same seed gives the same games, whatever the number
 of processes, for every bot that does not read the clock. The expert's budget
@@ -66,6 +68,8 @@ EXPERT_GIN_GOAL = 0.55
 # machine the wall time also counts the waits for a core).
 _TIMES: dict[str, list[float]] = {}
 _CPU: dict[str, list[float]] = {}
+# The worlds the expert searched at each decision (its strength grows with them).
+_WORLDS: dict[str, list[int]] = {}
 
 
 class Timed:
@@ -81,6 +85,9 @@ class Timed:
         action = self.inner.choose(view, legal)
         _TIMES.setdefault(self.name, []).append(time.perf_counter() - start)
         _CPU.setdefault(self.name, []).append(time.thread_time() - cpu)
+        worlds = getattr(self.inner, "last_worlds", None)
+        if worlds is not None:
+            _WORLDS.setdefault(self.name, []).append(worlds)
         return action
 
 
@@ -105,15 +112,18 @@ class Factory:
         return Timed(ExpertBot(params, rng))
 
 
-Times = dict[str, tuple[list[float], list[float]]]  # per bot: wall and CPU seconds
+# per bot: wall and CPU seconds, and the worlds searched (the expert's)
+Times = dict[str, tuple[list[float], list[float], list[int]]]
 
 
 def _play(task: tuple[ArenaConfig, int, int]) -> tuple[GameOutcome, Times]:
     config, deal_set, rotation = task
     _TIMES.clear()
     _CPU.clear()
+    _WORLDS.clear()
     outcome = play_one(config, deal_set, rotation)
-    return outcome, {k: (list(v), list(_CPU.get(k, ()))) for k, v in _TIMES.items()}
+    return outcome, {k: (list(v), list(_CPU.get(k, ())), list(_WORLDS.get(k, ())))
+                     for k, v in _TIMES.items()}
 
 
 def lineup(game: str, seats: int, top: Factory, rest: Factory, *, games: int,
@@ -132,10 +142,11 @@ def percentile(values: Sequence[float], q: float) -> float:
 def _collect(results: Sequence[tuple[GameOutcome, Times]]) -> tuple[list[GameOutcome], Times]:
     times: Times = {}
     for _, got in results:
-        for name, (wall, cpu) in got.items():
-            acc = times.setdefault(name, ([], []))
+        for name, (wall, cpu, worlds) in got.items():
+            acc = times.setdefault(name, ([], [], []))
             acc[0].extend(wall)
             acc[1].extend(cpu)
+            acc[2].extend(worlds)
     return [o for o, _ in results], times
 
 
@@ -181,7 +192,7 @@ def report(config: ArenaConfig, outcomes: list[GameOutcome], times: Times,
              f"  (fair share {fair:.1%}, goal {target:.1%}; points/hand "
              f"{top.points_per_hand:.2f}){f'  {errors} errors' if errors else ''}"]
     for name in sorted(times):
-        values, cpu = times[name]
+        values, cpu, worlds = times[name]
         if values:
             median = statistics.median(values) * 1e3
             lines.append(f"      {name:<7} decision ms: median {median:6.2f}"
@@ -189,6 +200,11 @@ def report(config: ArenaConfig, outcomes: list[GameOutcome], times: Times,
                          f"{max(values) * 1e3:7.2f}  (CPU: median "
                          f"{statistics.median(cpu) * 1e3:6.2f}  p99 "
                          f"{percentile(cpu, 0.99) * 1e3:6.2f})  ({len(values)} decisions)")
+        searched = [w for w in worlds if w]
+        if searched:
+            lines.append(f"      {name:<7} worlds: {len(searched) / len(worlds):.0%} of the "
+                         f"decisions searched, median {statistics.median(searched):.0f}, p90 "
+                         f"{percentile(searched, 0.9):.0f} worlds each")
     lines.append(f"      {len(outcomes) / elapsed:.2f} games/s, {elapsed:.0f} s")
     return "\n".join(lines)
 
