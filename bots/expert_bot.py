@@ -91,7 +91,7 @@ from rummyhall.rules import (
 )
 
 from .playouts import ChicagoPlayout, GinPlayout, SolverMemo
-from .sampling import World, sample_world
+from .sampling import World, sample_world, unseen_pool
 from .strong_bot import (
     CHICAGO_OPPONENT,
     StrongBot,
@@ -265,6 +265,7 @@ class _Search:
         self.rules = turn.rules
         self.cache = SolverMemo(self.rules)
         self.budget = WorldBudget(deadline)
+        self.unseen: list[Card] | None = None  # the sampler's pool, once per decision
         self.worlds = 0
         self.model = self.opponent_model() if bot.params.model else None
         view = self.view
@@ -285,9 +286,12 @@ class _Search:
             mean, spread = self.model
             targets = {s: max(0.0, rng.gauss(mean, spread)) for s in self.others}
         gin = self.view.game == "gin"
+        if self.unseen is None:
+            self.unseen = unseen_pool(self.view, self.mem)
         return sample_world(self.view, self.mem, rng, self.rules, tries=self.params.tries,
                             targets=targets,
-                            shunned_points=self.params.shunned_points if gin else None)
+                            shunned_points=self.params.shunned_points if gin else None,
+                            unseen=self.unseen)
 
     def opponent_model(self) -> tuple[float, float] | None:
         """Mean and spread of an opponent's deadwood now (Gin and Chicago's tables)."""

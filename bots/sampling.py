@@ -192,7 +192,8 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
 
 def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: MeldRules, *,
                  tries: int = 3, targets: Mapping[int, float] | None = None,
-                 shunned_points: float | None = None) -> World:
+                 shunned_points: float | None = None,
+                 unseen: Sequence[Card] | None = None) -> World:
     """One world consistent with ``view`` and ``mem`` (see the module docstring).
 
     ``targets`` maps a seat to the deadwood its hand should have (an opponent model):
@@ -200,10 +201,11 @@ def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: Mel
     contradictions; or, with ``shunned_points``, the one of the least miss plus
     ``shunned_points`` per contradiction (late in a hand a seat has shunned many faces,
     and a hand of melds that are near none of them is rare: putting the contradictions
-    first then keeps the loosest hand).
+    first then keeps the loosest hand). ``unseen`` is :func:`unseen_pool` of the view and
+    memory, when the caller draws many worlds of one decision.
     """
     seat = view.seat
-    pool = unseen_pool(view, mem)
+    pool = unseen_pool(view, mem) if unseen is None else list(unseen)
     rng.shuffle(pool)
     hands: list[tuple[Card, ...]] = [() for _ in range(view.players)]
     if seat is not None:
