@@ -547,7 +547,7 @@ class _Search:
         if not discards:
             return fallback or self.legal[0]
         if fallback is not None and self.turn.next in (None, self.view.out_seat):
-            return fallback  # nobody takes it (Three Thirteen's last turn): the least deadwood
+            return fallback  # nobody takes it (Three Thirteen's last turn): no danger, no race
         ranked = self.turn.ranked_discards(list(discards))
         if fallback is None:
             fallback = discards[ranked[0][1]]
