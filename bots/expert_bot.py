@@ -564,7 +564,7 @@ class _Search:
         n = len(cards)
         p = self.params
         totals, squares, played = self.paired_worlds(
-            n, lambda world: [self.feed(world, cards[i], kept[i]) for i in range(n)],
+            n, lambda world: self.feeds(world, cards, kept),
             lambda totals, squares, played: self.clear_leader(base, totals, squares, played))
         if not played:
             return fallback
@@ -581,8 +581,10 @@ class _Search:
             return discards[cards[best]]
         return fallback
 
-    def feed(self, world: World, card: Card, kept: tuple[Card, ...]) -> float:
-        """What ``card`` gives the next seat on ``world``, in our deadwood points.
+    def feeds(self, world: World, cards: Sequence[Card],
+              kept: Sequence[tuple[Card, ...]]) -> list[float]:
+        """What each of ``cards`` gives the next seat on ``world``, in our deadwood points
+        (``kept``: our hand after each).
 
         The next seat plays the simple policy: it takes the card when that lowers its
         deadwood. Its gain is the deadwood it saves against drawing the world's next
@@ -594,16 +596,20 @@ class _Search:
         cache = self.cache
         now = cache.dd(hand)
         forbid = bool(self.view.options.get("forbid_discarding_taken_card", True))
-        _, took = cache.best_discard((*hand, card), card if forbid else None)
-        if took >= now:
-            return 0.0
-        drew = now
-        if world.stock:
-            _, drew = cache.best_discard((*hand, world.stock[-1]), None)
-        gain = max(0.0, float(drew - took))
-        if self.goes_out(seat, took) and not self.goes_out(seat, drew):
-            gain += self.params.out_weight * cache.dd(kept)
-        return gain
+        drew: int | None = None  # (the stock's card: the same for every candidate)
+        gains = []
+        for card, ours in zip(cards, kept, strict=True):
+            _, took = cache.best_discard((*hand, card), card if forbid else None)
+            if took >= now:
+                gains.append(0.0)
+                continue
+            if drew is None:
+                drew = cache.best_discard((*hand, world.stock[-1]), None)[1] if world.stock else now
+            gain = max(0.0, float(drew - took))
+            if self.goes_out(seat, took) and not self.goes_out(seat, drew):
+                gain += self.params.out_weight * cache.dd(ours)
+            gains.append(gain)
+        return gains
 
     def goes_out(self, seat: int, left: int) -> bool:
         """True if a seat left with ``left`` deadwood after its discard may end the hand."""

@@ -84,15 +84,6 @@ class SolverMemo:
             got = self._after[key] = discard_deadwoods(key, self.rules)
         return got
 
-    def least_after(self, hand: Sequence[Card], forbidden: Card | None) -> int:
-        """The least deadwood a discard other than ``forbidden`` leaves. Without wild
-        cards the solver's :func:`~rummyhall.rules.best_discard` answers it, one table
-        lookup on its fast path where :meth:`after` solves every discard; with them the
-        memoised :meth:`after`, which the worlds share."""
-        if not self.rules.wild_rank:
-            return solver_best_discard(hand, self.rules, forbidden)[1]
-        return min(v for c, v in self.after(hand).items() if c != forbidden)
-
     def best_discard(self, hand: Sequence[Card], forbidden: Card | None) -> tuple[Card, int]:
         """The discard leaving the least deadwood (the dearest card among equals, then the
         lowest code)."""
@@ -139,10 +130,25 @@ def from_draw(playout: _DrawnPlayout, mine: Sequence[Card], theirs: Sequence[Car
                               forbidden=forbidden)
 
 
-def lowers_count(memo: SolverMemo, hand: Sequence[Card], top: Card, forbid: bool) -> bool:
-    """True if taking ``top`` and discarding the best card (not ``top`` when ``forbid``)
-    leaves less deadwood than ``hand`` holds now."""
-    return memo.least_after((*hand, top), top if forbid else None) < memo.dd(hand)
+class _TakingPlayout(Protocol):
+    memo: SolverMemo
+    forbid: bool
+
+    def may_meld(self, top: Card, hand: Sequence[Card]) -> bool: ...
+
+
+def take_choice(playout: _TakingPlayout, hand: Sequence[Card], top: Card,
+                count: int | None) -> tuple[Card, int] | None:
+    """The policy's draw and the discard after it: when ``top`` could meld with ``hand``
+    and taking it, then discarding the best card (not ``top`` when the table forbids it),
+    leaves less deadwood than ``hand`` holds now (``count``, when the playout knows it),
+    that discard and the deadwood it leaves; None to draw from the stock. (The discard is
+    the playout's next step: it is worked out once.)"""
+    if not playout.may_meld(top, hand):
+        return None
+    memo = playout.memo
+    best = memo.best_discard((*hand, top), top if playout.forbid else None)
+    return best if best[1] < (memo.dd(hand) if count is None else count) else None
 
 
 @lru_cache(maxsize=64)
@@ -227,7 +233,7 @@ class GinPlayout:
 
     def takes(self, hand: Sequence[Card], top: Card) -> bool:
         """The policy's draw: True to take ``top`` (see the module docstring)."""
-        return self.may_meld(top, hand) and lowers_count(self.memo, hand, top, self.forbid)
+        return take_choice(self, hand, top, None) is not None
 
     def play(self, mover: list[Card], waiting: list[Card], stock: list[Card],
              top: Card, sign: int, *, drawn: Card | None = None,
@@ -236,16 +242,19 @@ class GinPlayout:
         With ``drawn``, ``mover`` has drawn it already (``forbidden``: the card it may not
         discard): the first turn goes on from its discard, a turn beyond ``max_turns``."""
         memo = self.memo
+        counts: tuple[int | None, int | None] = (None, None)  # the mover's, the other's
         for _ in range(self.max_turns + (drawn is not None)):
+            choice = None
             if drawn is None:
-                if self.takes(mover, top):
+                choice = take_choice(self, mover, top, counts[0])
+                if choice is not None:
                     drawn, forbidden = top, (top if self.forbid else None)
                 else:
                     if not stock:
                         return 0
                     drawn, forbidden = stock.pop(), None
             full = (*mover, drawn)
-            card, left = memo.best_discard(full, forbidden)
+            card, left = choice if choice is not None else memo.best_discard(full, forbidden)
             kept = list(full)
             kept.remove(card)
             if left <= self.threshold(len(stock)):
@@ -253,6 +262,7 @@ class GinPlayout:
             if len(stock) <= self.dead:
                 return 0
             mover, waiting, top, sign, drawn = waiting, kept, card, -sign, None
+            counts = (counts[1], left)
         return 0
 
 
@@ -287,7 +297,7 @@ class ChicagoPlayout:
 
     def takes(self, hand: Sequence[Card], top: Card) -> bool:
         """The policy's draw: take ``top`` when it could meld and lowers the count."""
-        return self.may_meld(top, hand) and lowers_count(self.memo, hand, top, self.forbid)
+        return take_choice(self, hand, top, None) is not None
 
     def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
                   stock: Sequence[Card], top: Card | None, take: bool) -> int:
@@ -311,18 +321,23 @@ class ChicagoPlayout:
         returns the gain of ``mover``'s side. With ``drawn``, ``mover`` has drawn it."""
         memo = self.memo
         sign = 1
+        counts: tuple[int | None, int | None] = (None, None)  # the mover's, the other's
         for _ in range(self.max_turns + (drawn is not None)):
+            choice = None
             if drawn is None:
-                if top is not None and self.takes(mover, top):
+                if top is not None and (
+                        choice := take_choice(self, mover, top, counts[0])) is not None:
                     drawn, forbidden = top, (top if self.forbid else None)
                 else:
                     if not stock:
                         return 0
                     drawn, forbidden = stock.pop(), None
-            card, left = memo.best_discard((*mover, drawn), forbidden)
+            card, left = (choice if choice is not None
+                          else memo.best_discard((*mover, drawn), forbidden))
             kept = [*mover, drawn]
             kept.remove(card)
             if left <= self.limits[seat]:
                 return sign * self.showdown(left, waiting)
             mover, waiting, top, seat, sign, drawn = waiting, kept, card, 1 - seat, -sign, None
+            counts = (counts[1], left)
         return 0
