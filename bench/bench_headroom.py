@@ -1,10 +1,11 @@
 """What knowing hidden cards would be worth to the strong bot, one kind of decision at a time.
 
-    python bench/bench_headroom.py [--games chicago,three_thirteen] [--seats 2,max]
+    python bench/bench_headroom.py [--games chicago,three_thirteen,basic] [--seats 2,max]
                                    [--games-per-line 600] [--jobs 2] [--seed 1]
 
 The strong bot's goals against the simple one (docs/bots.md) are not met in Chicago and
-Three Thirteen. This bench asks where the missing points are: it gives the strong bot,
+Three Thirteen, nor at six seats of Basic Rummy (``--games basic``, not played by
+default). This bench asks where the missing points are: it gives the strong bot,
 for one kind of decision, what no seat may know, and measures what that buys. Each line
 plays one seat of its bot against simple bots on the arena's paired deals (the same deal
 sets, dealers and rotations for every line: :mod:`rummyhall.bots.arena`):
@@ -17,7 +18,9 @@ sets, dealers and rotations for every line: :mod:`rummyhall.bots.arena`):
   best), it plays the first that does not let that seat take it and end the hand at
   once (the next seat plays the simple policy: it takes a card that lowers its count;
   Chicago: a count then within its knock limit, or rummy where rummy may follow a
-  discard; Three Thirteen: nothing left unmelded, while nobody has gone out);
+  discard; Three Thirteen: nothing left unmelded, while nobody has gone out; Basic
+  Rummy, where going out turns on the table's melds and layoffs: the next seat's turn
+  played out by the simple bot on a copy of the game, fed when it goes out);
 - **both** (Chicago): the two oracles together;
 - **draw oracle**: the strong bot, but when it chooses between the top discard and the
   stock it knows the stock's top card, and takes whichever leaves the lower count after
@@ -39,6 +42,7 @@ in :mod:`rummyhall.bots` can (a bot decides from its seat's view alone).
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import math
 import multiprocessing
@@ -64,18 +68,22 @@ from rummyhall.rules import (
     GAMES,
     Card,
     Discard,
+    DrawDiscard,
     Game,
     SeatAction,
     SeatView,
     deadwood_points,
     discard_deadwoods,
     new_game,
+    seat_view,
 )
 
 SLACK = 15.0  # the feed oracle's reach below the strong bot's best discard, in its cost
 SHORTLIST = 4  # ... and the discards it looks at, the strong bot's best first
 LINES = {"chicago": ("strong", "knock oracle", "feed oracle", "both", "draw oracle"),
-         "three_thirteen": ("strong", "feed oracle", "draw oracle")}
+         "three_thirteen": ("strong", "feed oracle", "draw oracle"),
+         "basic": ("strong", "feed oracle", "draw oracle")}
+TURN_ACTIONS = 30  # a Basic Rummy turn played out on a copy: its actions at most
 
 
 class _OracleTurn(StrongTurn):
@@ -123,6 +131,8 @@ class _OracleTurn(StrongTurn):
         """Whether the next seat, playing the simple policy, takes ``card`` and ends the
         hand with it at once."""
         game = self.seen
+        if game.name == "basic":
+            return self.feeds_by_play(seat, card)
         if game.name == "chicago":
             limit = game.knock_limits[seat]
             if not limit and getattr(game.options, "rummy_timing", "both") == "start_of_turn":
@@ -137,6 +147,29 @@ class _OracleTurn(StrongTurn):
         after = discard_deadwoods((*hand, card), self.rules)
         least = min(v for c, v in after.items() if not (forbid and c == card))
         return least < now and least <= limit
+
+
+    def feeds_by_play(self, seat: int, card: Card) -> bool:
+        """Basic Rummy, where going out turns on the table's melds and layoffs: our discard
+        and the next seat's turn played out on a copy of the game by the simple bot; fed
+        when that seat takes ``card`` and goes out before its turn ends."""
+        game = copy.deepcopy(self.seen)
+        assert self.view.seat is not None
+        game.apply(Discard(self.view.seat, card))
+        if game.to_move != seat:
+            return False  # (our discard ended the hand)
+        bot, scored = SimpleBot(), len(game.results)
+        first = bot.choose(seat_view(game, seat), game.legal_actions())
+        if not isinstance(first, DrawDiscard):
+            return False
+        game.apply(first)
+        for _ in range(TURN_ACTIONS):
+            if len(game.results) > scored:
+                return seat in game.results[-1].winners
+            if game.to_move != seat:
+                return False
+            game.apply(bot.choose(seat_view(game, seat), game.legal_actions()))
+        return False
 
 
 class _OracleBot(StrongBot):
