@@ -86,17 +86,24 @@ LINES = {"chicago": ("strong", "knock oracle", "feed oracle", "both", "draw orac
 TURN_ACTIONS = 30  # a Basic Rummy turn played out on a copy: its actions at most
 
 
+@dataclass(frozen=True)
+class Oracles:
+    """Which decisions of the strong bot read the game (see the module docstring)."""
+
+    knock: bool = False
+    feed: bool = False
+    draw: bool = False
+
+
 class _OracleTurn(StrongTurn):
     """One decision of the strong bot with the oracles its line names."""
 
     seen: Game  # the game itself, which the oracles read
-    knock: bool = False
-    feed: bool = False
-    draw_oracle: bool = False
+    oracles: Oracles
 
     def should_take(self) -> bool:
         game = self.seen
-        if not self.draw_oracle or not game.stock:
+        if not self.oracles.draw or not game.stock:
             return super().should_take()
         hand, top = self.view.hand, self.view.discard_pile[-1]
         forbid = bool(getattr(game.options, "forbid_discarding_taken_card", True))
@@ -105,7 +112,7 @@ class _OracleTurn(StrongTurn):
         return min(v for c, v in taken.items() if not (forbid and c == top)) < min(drawn.values())
 
     def chicago_knock(self, deadwood: int) -> bool:
-        if not self.knock:
+        if not self.oracles.knock:
             return super().chicago_knock(deadwood)
         game, me = self.seen, self.view.seat
         on_tie = bool(getattr(game.options, "knock_penalty_on_tie", True))
@@ -119,7 +126,7 @@ class _OracleTurn(StrongTurn):
     def discard(self) -> SeatAction:
         discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
         nxt = self.next
-        if not self.feed or not discards or nxt is None or nxt == self.view.out_seat:
+        if not self.oracles.feed or not discards or nxt is None or nxt == self.view.out_seat:
             return super().discard()
         ranked = self.ranked_discards(list(discards))
         for cost, card in ranked[:SHORTLIST]:
@@ -175,19 +182,16 @@ class _OracleTurn(StrongTurn):
 class _OracleBot(StrongBot):
     """The strong bot with oracles (see :class:`_OracleTurn`): it reads ``game``."""
 
-    def __init__(self, game: Game, *, knock: bool, feed: bool, draw: bool) -> None:
+    def __init__(self, game: Game, oracles: Oracles) -> None:
         super().__init__()
         self.seen = game
-        self.knock = knock
-        self.feed = feed
-        self.draw = draw
+        self.oracles = oracles
 
     def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
         assert view is not None
         mem = self.tracker.observe(view)
         turn = _OracleTurn(self, view, legal, mem)
-        turn.seen, turn.knock, turn.feed = self.seen, self.knock, self.feed
-        turn.draw_oracle = self.draw
+        turn.seen, turn.oracles = self.seen, self.oracles
         action = legal[0] if len(legal) == 1 else turn.decide()
         self.tracker.record(view, action)
         return action
@@ -210,8 +214,9 @@ def _simple(rng: random.Random) -> Strategy:
 def _top(line: str, game: Game) -> Strategy:
     if line == "strong":
         return StrongBot()
-    return _OracleBot(game, knock=line in ("knock oracle", "both"),
-                      feed=line in ("feed oracle", "both"), draw=line == "draw oracle")
+    return _OracleBot(game, Oracles(knock=line in ("knock oracle", "both"),
+                                    feed=line in ("feed oracle", "both"),
+                                    draw=line == "draw oracle"))
 
 
 def play(task: Task) -> tuple[str, Outcome]:
