@@ -108,8 +108,10 @@ async def test_a_record_is_read_a_page_at_a_time(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each get_record reply reads its page of the journal, never the whole game (a
     client asking for one page again and again must not cost a whole game each time):
-    the pages, read one after another, are the whole journal in order."""
-    monkeypatch.setattr(journal_module, "RECORD_PART", 7)
+    the pages, read one after another, are the whole journal in order. Pages of two
+    entries: the shortest game (a shuffle, a first draw, a knock for gin that ends it)
+    still spans two pages, whatever the server's random deal."""
+    monkeypatch.setattr(journal_module, "RECORD_PART", 2)
     data = tmp_path / "hall.sqlite3"
     async with serving(data) as hall:
         assert hall.port is not None
@@ -119,7 +121,7 @@ async def test_a_record_is_read_a_page_at_a_time(
         number = played.games[0].number
         assert hall.journal is not None
         whole = hall.journal.store.record(number)
-        assert whole is not None and len(whole["actions"]) > 7
+        assert whole is not None and len(whole["actions"]) > 2
 
         def no_whole_game(game_id: int) -> list[dict[str, object]]:
             raise AssertionError("a page read the whole journal")
@@ -130,7 +132,7 @@ async def test_a_record_is_read_a_page_at_a_time(
         while start is not None:
             page = await ask(hall.port, GetRecord(number=number, start=start, id=start))
             assert isinstance(page, GameRecord) and page.start == start
-            assert len(page.journal) <= 7
+            assert len(page.journal) <= 2
             entries += [(e.seat, e.action) for e in page.journal]
             start = page.next
         assert len(entries) == len(whole["actions"])
