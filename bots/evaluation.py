@@ -63,24 +63,21 @@ def run_windows(rank: int, rules: MeldRules) -> tuple[tuple[int, int], ...]:
 
 
 def _windows(rank: int, ace_mode: str) -> tuple[tuple[int, int], ...]:
+    if not 1 <= rank <= 13:
+        return ()
     cyclic = ace_mode == "round_the_corner"
     high = ace_mode == "high_or_low"
+    top = 14 if high else 13  # (with the ace high too, position 14 is the ace)
     windows = []
-    for lo in (rank - 2, rank - 1, rank):
-        ranks = [lo, lo + 1, lo + 2]
-        fixed = []
-        for r in ranks:
+    for place in (1, 14) if high and rank == 1 else (rank,):
+        for lo in (place - 2, place - 1, place):
+            run = [lo, lo + 1, lo + 2]
             if cyclic:
-                r = (r - 1) % 13 + 1
-            elif high and r == 14:
-                r = 1
-            elif not 1 <= r <= 13:
-                break
-            fixed.append(r)
-        else:
-            others = [r for r in fixed if r != rank] if fixed.count(rank) == 1 else []
-            if len(others) == 2 and len(set(fixed)) == 3:
-                windows.append((others[0], others[1]))
+                run = [(r - 1) % 13 + 1 for r in run]
+            elif not all(1 <= r <= top for r in run):
+                continue
+            others = [1 if r == 14 else r for r in run if r != place]
+            windows.append((others[0], others[1]))
     return tuple(windows)
 
 

@@ -158,6 +158,9 @@ def test_run_windows_follow_the_ace_mode() -> None:
     assert windows(7, GIN) == {frozenset(w) for w in ({5, 6}, {6, 8}, {8, 9})}
     high = meld_rules_for("basic", {"ace_mode": "high_or_low"})
     assert windows(13, high) == {frozenset({11, 12}), frozenset({12, 1})}
+    # the ace is low and high both: A-2-3, and Q-K-A above the king
+    assert windows(1, high) == {frozenset({2, 3}), frozenset({12, 13})}
+    assert windows(12, high) == {frozenset(w) for w in ({10, 11}, {11, 13}, {13, 1})}
     corner = meld_rules_for("basic", {"ace_mode": "round_the_corner"})
     assert windows(1, corner) == {frozenset(w) for w in ({2, 3}, {13, 2}, {12, 13})}
 
