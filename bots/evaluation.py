@@ -87,6 +87,51 @@ RUN_WINDOWS: dict[str, tuple[tuple[tuple[int, int], ...], ...]] = {
     for mode in ("low", "high_or_low", "round_the_corner")}
 
 
+def meld_completions(held: int, twice: int, ace_mode: str) -> int:
+    """The faces (bits ``suit * 16 + rank``, ranks 1 to 13) that complete a meld of three
+    with two natural cards of face mask ``held`` (``twice``: the faces held twice, which
+    are in ``held`` too): two partners of the face's rank in the other suits (a face held
+    twice is two), or both other cards of one of its run windows (:func:`run_windows`).
+    """
+    if not held:
+        return 0
+    h0, h1, h2, h3 = held & _SUIT_BITS, held >> 16 & _SUIT_BITS, held >> 32 & _SUIT_BITS, \
+        held >> 48 & _SUIT_BITS
+    runs = _RUN_COMPLETIONS[ace_mode]
+    out = runs(h0) | runs(h1) << 16 | runs(h2) << 32 | runs(h3) << 48
+    if twice:
+        t0, t1, t2, t3 = twice & _SUIT_BITS, twice >> 16 & _SUIT_BITS, \
+            twice >> 32 & _SUIT_BITS, twice >> 48 & _SUIT_BITS
+        out |= t1 | t2 | t3 | (t0 | t2 | t3) << 16 | (t0 | t1 | t3) << 32 | (
+            t0 | t1 | t2) << 48
+    # (two held partners: two of the three other suits)
+    return out | (h1 & h2 | h1 & h3 | h2 & h3) | (h0 & h2 | h0 & h3 | h2 & h3) << 16 | (
+        h0 & h1 | h0 & h3 | h1 & h3) << 32 | (h0 & h1 | h0 & h2 | h1 & h2) << 48
+
+
+def _low_runs(h: int) -> int:
+    """The ranks (bits 1 to 13) one of whose run windows ``h`` holds, aces low."""
+    return (h << 1 & h << 2 | h << 1 & h >> 1 | h >> 1 & h >> 2) & _SUIT_BITS
+
+
+def _high_or_low_runs(h: int) -> int:
+    """:func:`_low_runs` with the ace above the king too (position 14)."""
+    h |= (h & 2) << 13
+    c = h << 1 & h << 2 | h << 1 & h >> 1 | h >> 1 & h >> 2
+    return (c | c >> 13 & 2) & _SUIT_BITS
+
+
+def _corner_runs(h: int) -> int:
+    """:func:`_low_runs` with runs round the corner (king, ace, two)."""
+    h |= h << 13 | h << 26  # three turns of the ranks: the middle one sees both ends
+    c = h << 1 & h << 2 | h << 1 & h >> 1 | h >> 1 & h >> 2
+    return c >> 13 & _SUIT_BITS
+
+
+_RUN_COMPLETIONS = {"low": _low_runs, "high_or_low": _high_or_low_runs,
+                    "round_the_corner": _corner_runs}
+
+
 class HandEvaluator:
     """Evaluates hands for one decision, given the card rules and the unseen cards.
 
@@ -324,15 +369,7 @@ _SPREAD = 0x0001_0001_0001_0001
 
 def _meldable(m: int) -> int:
     """Faces (not in ``m``) that form a meld with two cards of face mask ``m``: aces low."""
-    out = 0
-    for s in range(4):
-        p = m >> (16 * s) & _SUIT_BITS
-        runs = (p >> 1 & p >> 2) | (p << 1 & p >> 1) | (p << 1 & p << 2)
-        out |= (runs & _SUIT_BITS) << (16 * s)
-    for r in range(1, 14):
-        if (m >> r & _SPREAD).bit_count() >= 2:
-            out |= _SPREAD << r
-    return out & ~m
+    return meld_completions(m, 0, "low") & ~m
 
 
 def _distance(a: int, b: int, cyclic: bool) -> int:

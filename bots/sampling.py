@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from rummyhall.rules import Card, MeldRules, SeatView, deadwood_points, new_game
 
-from .evaluation import RUN_WINDOWS, run_windows
+from .evaluation import RUN_WINDOWS, meld_completions
 from .tracking import HandMemory
 
 _DECK_CARDS: dict[tuple[str, tuple[tuple[str, object], ...], int], tuple[Card, ...]] = {}
@@ -81,47 +81,38 @@ def unseen_pool(view: SeatView, mem: HandMemory) -> list[Card]:
     return pool
 
 
-def contradictions(hand: Sequence[Card], shunned: set[int], rules: MeldRules) -> int:
+def contradictions(hand: Sequence[Card], shunned: set[int] | int, rules: MeldRules) -> int:
     """How many faces in ``shunned`` the hand could meld (the seat would not have let them go):
     two partners of its rank in other suits (copies count), or both other cards of one of
-    its run windows."""
+    its run windows. ``shunned`` is a set of faces, or :func:`face_mask` of one."""
     if not shunned:
         return 0
+    mask = shunned if isinstance(shunned, int) else face_mask(shunned)
+    return (meldable_faces(hand, rules) & mask).bit_count()
+
+
+def face_mask(faces: set[int]) -> int:
+    """The faces (``card & 63``) as bits of one mask."""
+    mask = 0
+    for face in faces:
+        mask |= 1 << face
+    return mask
+
+
+def meldable_faces(hand: Sequence[Card], rules: MeldRules) -> int:
+    """The faces (as bits ``suit * 16 + rank``) that would complete a meld of three with
+    natural cards of ``hand``: two partners of the face's rank in the other suits (a copy
+    of another deck counts), or both other cards of one of its run windows (wild cards
+    and jokers partner nothing here, and a joker's face melds with nothing)."""
     held = twice = 0  # the natural faces held, and those held more than once
     wild_rank = rules.wild_rank
     for c in hand:
         rank = c & 15
-        if rank and rank != wild_rank:  # (not a joker, nor of the wild rank)
+        if rank and rank != wild_rank:
             bit = 1 << (c & 63)
             twice |= held & bit
             held |= bit
-    melds = _MELD_MASKS[rules.ace_mode]
-    count = 0
-    for face in shunned:
-        if face & 15:  # (a joker's face melds with nothing of its own)
-            partners, windows = melds[face]
-            if (held & partners).bit_count() + (twice & partners).bit_count() >= 2:
-                count += 1
-                continue
-            for w in windows:
-                if held & w == w:
-                    count += 1
-                    break
-    return count
-
-
-def _meld_masks(face: int, ace_mode: str) -> tuple[int, tuple[int, ...]]:
-    """For :func:`contradictions`: the faces of ``face``'s rank in the other suits, and
-    each run window's two faces, as masks of faces."""
-    rank, suit = face & 15, face >> 4
-    partners = sum(1 << (s * 16 + rank) for s in range(4) if s != suit)
-    windows = tuple(1 << (suit * 16 + a) | 1 << (suit * 16 + b)
-                    for a, b in RUN_WINDOWS[ace_mode][rank]) if 1 <= rank <= 13 else ()
-    return partners, windows
-
-
-_MELD_MASKS: dict[str, tuple[tuple[int, tuple[int, ...]], ...]] = {
-    mode: tuple(_meld_masks(face, mode) for face in range(64)) for mode in RUN_WINDOWS}
+    return meld_completions(held, twice, rules.ace_mode)
 
 
 _MEAN_POINTS = 6.5  # a loose card's points on average (ace 1 to king 10)
@@ -148,46 +139,76 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
     """
     if by_face is None:
         by_face = pool_faces(pool)
+    n = len(pool)
+    # A uniform index below m from the generator's bits (as randrange draws them).
+    bits = rng.getrandbits
+
+    def below(m: int) -> int:
+        size = m.bit_length()
+        r = bits(size)
+        while r >= m:
+            r = bits(size)
+        return r
+
+    random = rng.random
+    wild_rank = rules.wild_rank
+    windows_of = RUN_WINDOWS[rules.ace_mode]
+    get = by_face.get
     used: set[int] = set()
     picks: list[int] = []
-
-    def free(face: int) -> int | None:
-        for i in by_face.get(face, ()):
-            if i not in used:
-                return i
-        return None
-
     attempts = 0
     while melds and len(picks) + 3 <= k and attempts < 8 * melds:
         attempts += 1
-        i = rng.randrange(len(pool))
+        i = below(n)
         card = pool[i]
-        if i in used or rules.is_wild(card):
+        rank = card & 15
+        if i in used or not rank or rank == wild_rank:  # (a joker, or wild)
             continue
-        rank, suit = card & 15, (card >> 4) & 3
-        group: list[int] | None = None
-        if rng.random() < 0.5:
+        suit = card >> 4 & 3
+        if random() < 0.5:  # a set: two of the rank's cards in other suits
             partners = [j for s in range(4) if s != suit
-                        for j in by_face.get(s * 16 + rank, ()) if j not in used and j != i]
-            if len(partners) >= 2:
-                group = rng.sample(partners, 2)
-        else:
-            windows = list(run_windows(rank, rules))
-            rng.shuffle(windows)
+                        for j in get(s * 16 + rank, ()) if j not in used and j != i]
+            m = len(partners)
+            if m < 2:
+                continue
+            x = below(m)  # two of them (drawn as rng.sample draws)
+            first = partners[x]
+            partners[x] = partners[m - 1]
+            group = (first, partners[below(m - 1)])
+        else:  # a run: the first window, in a random order, whose two cards are free
+            windows = list(windows_of[rank])
+            for x in range(len(windows) - 1, 0, -1):  # (shuffled as rng.shuffle does)
+                y = below(x + 1)
+                windows[x], windows[y] = windows[y], windows[x]
+            found = None
+            base = suit * 16
             for a, b in windows:
-                ja, jb = free(suit * 16 + a), free(suit * 16 + b)
-                if ja is not None and jb is not None and i not in (ja, jb):
-                    group = [ja, jb]
+                ja = _first_free(get(base + a, ()), used)
+                if ja is None:
+                    continue
+                jb = _first_free(get(base + b, ()), used)
+                if jb is not None and i not in (ja, jb):
+                    found = (ja, jb)
                     break
-        if group is None:
-            continue
-        for j in (i, *group):
-            used.add(j)
-            picks.append(j)
+            if found is None:
+                continue
+            group = found
+        used.add(i)
+        used.update(group)
+        picks.append(i)
+        picks.extend(group)
         melds -= 1
-    rest = [j for j in range(len(pool)) if j not in used]
+    rest = [j for j in range(n) if j not in used] if used else range(n)
     picks.extend(rng.sample(rest, min(k - len(picks), len(rest))))
     return picks
+
+
+def _first_free(indices: Sequence[int], used: set[int]) -> int | None:
+    """The first of ``indices`` not in ``used``."""
+    for j in indices:
+        if j not in used:
+            return j
+    return None
 
 
 def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: MeldRules, *,
@@ -221,7 +242,7 @@ def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: Mel
             known[s] = []
         rng.shuffle(pool)
     for s in others:
-        shunned = mem.shunned.get(s, set())
+        shunned = face_mask(mem.shunned.get(s, set()))
         target = targets.get(s) if targets else None
         best: list[Card] | None = None
         best_score: tuple[float, float] = (0.0, 0.0)

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from rummyhall.bots.arena import seat_order_shuffle
-from rummyhall.bots.evaluation import HandEvaluator, run_windows
+from rummyhall.bots.evaluation import HandEvaluator, meld_completions, run_windows
 from rummyhall.bots.tracking import Tracker, has_played, unseen_faces
 from rummyhall.rules import (
     Card,
@@ -163,6 +163,23 @@ def test_run_windows_follow_the_ace_mode() -> None:
     assert windows(12, high) == {frozenset(w) for w in ({10, 11}, {11, 13}, {13, 1})}
     corner = meld_rules_for("basic", {"ace_mode": "round_the_corner"})
     assert windows(1, corner) == {frozenset(w) for w in ({2, 3}, {13, 2}, {12, 13})}
+
+
+@pytest.mark.parametrize("mode", ["low", "high_or_low", "round_the_corner"])
+def test_meld_completions_are_the_run_windows_and_the_sets(mode: str) -> None:
+    """The masks' sums agree with the windows, for every set of ranks one suit can hold;
+    and a rank held in two other suits (or twice in one) completes a set."""
+    rules = meld_rules_for("basic", {"ace_mode": mode})
+    for held in range(0, 1 << 14, 2):  # ranks 1 to 13 of hearts (suit 1)
+        want = 0
+        for rank in range(1, 14):
+            if any(held >> a & 1 and held >> b & 1 for a, b in run_windows(rank, rules)):
+                want |= 1 << (16 + rank)
+        assert meld_completions(held << 16, 0, mode) & 0xFFFF << 16 == want
+    sevens = 1 << 7 | 1 << 39  # the seven of suits 0 and 2: the other two suits' sevens
+    assert meld_completions(sevens, 0, mode) & (0x1 << 7) * 0x0001_0001_0001_0001 == \
+        1 << 23 | 1 << 55
+    assert meld_completions(1 << 7, 1 << 7, mode) == 1 << 23 | 1 << 39 | 1 << 55
 
 
 @pytest.mark.parametrize(("game", "players", "round_no", "text"), [
