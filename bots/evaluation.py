@@ -33,7 +33,7 @@ the next seat discarded or passed on is less likely collected (sets count 0.4 ti
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from rummyhall.rules import Card, MeldRules, deadwood_points, discard_deadwoods
 
@@ -85,6 +85,14 @@ def _windows(rank: int, ace_mode: str) -> tuple[tuple[int, int], ...]:
 RUN_WINDOWS: dict[str, tuple[tuple[tuple[int, int], ...], ...]] = {
     mode: tuple(_windows(rank, mode) for rank in range(14))
     for mode in ("low", "high_or_low", "round_the_corner")}
+
+
+def face_mask(cards: Iterable[int]) -> int:
+    """The faces of ``cards`` (cards or faces: ``card & 63``) as bits of one mask."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << (c & 63)
+    return mask
 
 
 def meld_completions(held: int, twice: int, ace_mode: str) -> int:

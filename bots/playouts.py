@@ -59,6 +59,7 @@ from rummyhall.rules import (
 )
 from rummyhall.rules import best_discard as solver_best_discard
 
+from .evaluation import face_mask
 from .strong_bot import GIN_OPPONENT, interpolate, prob_at_most
 
 
@@ -105,6 +106,28 @@ def related(card: Card, hand: Sequence[Card]) -> bool:
     rank, suit = card & 15, card & 48
     return any((c & 15) == rank or ((c & 48) == suit and abs((c & 15) - rank) <= 2)
                for c in hand)
+
+
+def first_layoffs(melds: Sequence[Sequence[Card]]) -> int:
+    """The faces (bits ``card & 63``) a defender could lay off first on one of ``melds``,
+    natural melds with aces low: a card of a set's rank, or the card below or above a run
+    (every chain of layoffs starts with one of them)."""
+    out = 0
+    for meld in melds:
+        ranks = [c & 15 for c in meld]
+        low, high = min(ranks), max(ranks)
+        if low == high:
+            out |= _SPREAD << low
+        else:
+            base = meld[0] & 48
+            if low > 1:
+                out |= 1 << (base + low - 1)
+            if high < 13:
+                out |= 1 << (base + high + 1)
+    return out
+
+
+_SPREAD = 1 | 1 << 16 | 1 << 32 | 1 << 48  # a rank's bit in each suit
 
 
 class _DrawnPlayout(Protocol):
@@ -189,6 +212,8 @@ class GinPlayout:
         self.forbid = bool(options.get("forbid_discarding_taken_card", True))
         self.thresholds = knock_thresholds(self.limit, knock_risk)
         self.max_turns = max_turns
+        # Aces low and no wild card: a layoff starts at a set's rank or a run's end.
+        self.plain = rules.ace_mode == "low" and not rules.wild_rank
 
     def threshold(self, stock: int) -> int:
         return self.thresholds[min(stock, len(self.thresholds) - 1)]
@@ -198,6 +223,8 @@ class GinPlayout:
         if left == 0 and not self.layoff_on_gin:
             return self.gin_bonus + self.memo.dd(defender)
         melds = best_arrangement(kept, self.rules).melds
+        if self.plain and not first_layoffs(melds) & face_mask(defender):
+            return self.score(left, self.memo.dd(defender))  # (nothing to lay off)
         return self.score(left, best_layoffs(defender, melds, self.rules).points)
 
     def score(self, left: int, d: int) -> int:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from rummyhall.rules import Card, MeldRules, SeatView, deadwood_points, new_game
 
-from .evaluation import RUN_WINDOWS, meld_completions
+from .evaluation import RUN_WINDOWS, face_mask, meld_completions
 from .tracking import HandMemory
 
 _DECK_CARDS: dict[tuple[str, tuple[tuple[str, object], ...], int], tuple[Card, ...]] = {}
@@ -89,14 +89,6 @@ def contradictions(hand: Sequence[Card], shunned: set[int] | int, rules: MeldRul
         return 0
     mask = shunned if isinstance(shunned, int) else face_mask(shunned)
     return (meldable_faces(hand, rules) & mask).bit_count()
-
-
-def face_mask(faces: set[int]) -> int:
-    """The faces (``card & 63``) as bits of one mask."""
-    mask = 0
-    for face in faces:
-        mask |= 1 << face
-    return mask
 
 
 def meldable_faces(hand: Sequence[Card], rules: MeldRules) -> int:

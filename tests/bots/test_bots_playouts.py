@@ -9,7 +9,14 @@ import pytest
 
 from rummyhall.bots import StrongBot, knock_with_melds
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
-from rummyhall.bots.playouts import ChicagoPlayout, GinPlayout, knock_thresholds, related
+from rummyhall.bots.evaluation import face_mask
+from rummyhall.bots.playouts import (
+    ChicagoPlayout,
+    GinPlayout,
+    first_layoffs,
+    knock_thresholds,
+    related,
+)
 from rummyhall.rules import (
     Card,
     Discard,
@@ -21,6 +28,9 @@ from rummyhall.rules import (
     SeatAction,
     SeatView,
     best_arrangement,
+    best_layoffs,
+    can_lay_off,
+    deadwood_points,
     new_game,
     parse_cards,
     seat_view,
@@ -123,6 +133,36 @@ def test_the_playout_scores_follow_the_tables_bonuses() -> None:
     house = GinPlayout(rules, {"gin_bonus": 20, "undercut_bonus": 10, "undercut_on_tie": False},
                        knock_risk=0.02)
     assert house.score(0, 12) == 32 and house.score(8, 3) == -15 and house.score(6, 6) == 0
+
+
+def test_a_showdown_skips_the_layoff_search_only_when_nothing_can_be_laid_off() -> None:
+    """A defender card can start a chain of layoffs exactly when it is among
+    first_layoffs of the knocker's melds; with none of them the defender's count is its
+    deadwood, as the full layoff search finds (the showdown then skips the search)."""
+    rules = view_meld_rules(seat_view(to_seat_draw(1, 1), 0))
+    playout = GinPlayout(rules, {}, knock_risk=0.02)
+    deck = list(new_game("gin", players=2).shuffle_cards())
+    rng = random.Random(3)
+    skipped = laid = 0
+    for _ in range(600):
+        rng.shuffle(deck)
+        kept, defender = deck[:10], deck[10:20]
+        melds = best_arrangement(kept, rules).melds
+        if not melds:
+            continue
+        reach = first_layoffs(melds)
+        for card in defender:
+            fits = any(can_lay_off(meld, [card], rules) for meld in melds)
+            assert fits == bool(reach & face_mask([card]))
+        exact = best_layoffs(defender, melds, rules).points
+        left = deadwood_points(kept, rules)
+        assert playout.showdown(kept, left, defender) == playout.score(left, exact)
+        if reach & face_mask(defender):
+            laid += exact < deadwood_points(defender, rules)
+        else:
+            skipped += 1
+            assert exact == deadwood_points(defender, rules)
+    assert skipped > 100 and laid > 50
 
 
 def test_a_card_is_related_to_its_rank_and_its_suit_neighbours() -> None:
