@@ -12,12 +12,13 @@ The defender's count after layoffs is modelled as normal (``mean``, ``spread``: 
 strong bot's table, measured with the server's default arrangement). An arrangement
 ``a`` moves that count by the layoffs it takes compared with the default:
 ``E[L(a)]``, the expected layoff points, counts each card that fits one of its melds
-(:func:`~rummyhall.rules.can_lay_off`) at its points times the chance the defender holds
-it (a card he took from the pile: 1; an unseen copy: ``q``, his share of the unseen
-cards). The default's ``E[L]`` is the least over the arrangements of least deadwood (the
-server picks the best with the hand in view, so this is if anything generous to it).
-The risk of ``a`` with deadwood ``k`` is then ``P(D <= k + E[L(a)] - E[L(default)])``
-(an undercut ties with ``undercut_on_tie``, the default).
+(:func:`~rummyhall.rules.can_lay_off`, as :func:`~rummyhall.rules.layoff_cards` lists
+them) at its points times the chance the defender holds it (a card he took from the
+pile: 1; an unseen copy: ``q``, his share of the unseen cards). The default's ``E[L]``
+is the least over the arrangements of least deadwood (the server picks the best with
+the hand in view, so this is if anything generous to it). The risk of ``a`` with
+deadwood ``k`` is then ``P(D <= k + E[L(a)] - E[L(default)])`` (an undercut ties with
+``undercut_on_tie``, the default).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from rummyhall.rules import Card, MeldRules, can_lay_off, meld_kind
+from rummyhall.rules import Card, MeldRules, layoff_cards, meld_kind
 
 Melds = tuple[tuple[Card, ...], ...]
 
@@ -93,13 +94,15 @@ def expected_layoffs(melds: Melds, rules: MeldRules, unseen: Sequence[int], shar
     ``unseen`` counts the unseen copies of each face, ``share`` is the chance the defender
     holds one of them, ``known`` the cards he is known to hold.
     """
+    faces = [Card(face) for face, n in enumerate(unseen) if n]
+    fits: set[int] = set()
+    for meld in melds:  # (each card alone on one meld: can_lay_off, without the validator)
+        fits.update(layoff_cards(meld, [*faces, *known], rules))
     total = 0.0
-    for face, n in enumerate(unseen):
-        if n:
-            card = Card(face)
-            if any(can_lay_off(m, (card,), rules) for m in melds):
-                total += share * n * rules.points(card)
+    for card in faces:
+        if card in fits:
+            total += share * unseen[card] * rules.points(card)
     for card in known:
-        if any(can_lay_off(m, (card,), rules) for m in melds):
+        if card in fits:
             total += rules.points(card)
     return total
