@@ -88,8 +88,9 @@ class SolverMemo:
     def best_discard(self, hand: Sequence[Card], forbidden: Card | None) -> tuple[Card, int]:
         """The discard leaving the least deadwood (the dearest card among equals, then the
         lowest code)."""
-        if not self.rules.wild_rank and all(c < 64 and c & 15 for c in hand):
-            # One deck, no joker: codes run in display order, so the solver's choice
+        if not self.rules.wild_rank and min(hand) > 0 and max(hand) < 64:
+            # One deck, no joker (a joker's code is a multiple of 64, a second deck's
+            # cards are above 64): codes run in display order, so the solver's choice
             # among equals is ours, and its fast path is a table lookup.
             return solver_best_discard(hand, self.rules, forbidden)
         after = self.after(hand)
