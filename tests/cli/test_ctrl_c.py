@@ -252,8 +252,9 @@ def test_a_question_reads_one_line_and_a_secret_is_not_echoed() -> None:
 
 def test_replay_at_its_pause(server: tuple[Command, int], tmp_path: Path) -> None:
     command, port = server
+    # (to 150: one Gin hand scores less, so the game has a second hand to pause before)
     game = subprocess.run([*RUMMYHALL, "bot", "--server", f"127.0.0.1:{port}", "--quiet",
-                           "-o", "target_score=80"], capture_output=True, timeout=WAIT,
+                           "-o", "target_score=150"], capture_output=True, timeout=WAIT,
                           check=False)
     assert game.returncode == 0, game.stderr.decode()
     command.proc.terminate()

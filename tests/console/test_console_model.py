@@ -455,14 +455,16 @@ def test_each_checked_shuffle_shows_its_mark_and_a_failed_one_a_loud_warning() -
     assert "without a contribution of ours" in model.log[-1].text
 
 
-def test_the_reconnect_banner_counts_down_the_seat_then_the_tries() -> None:
+def test_the_reconnect_banner_counts_down_the_seat_then_the_tries(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """While the server holds our seat the banner counts that down; past it (the client
     tries a while longer, its own reconnect_seconds) it counts the tries."""
     import time  # noqa: PLC0415 (the banner reads time.monotonic)
 
+    now = 1000.0  # (a clock that stands still: the half seconds below never run out)
+    monkeypatch.setattr(time, "monotonic", lambda: now)
     model = ConsoleModel(SimpleNamespace(tables={}, lobby={}, player_id=7))
     model.on_update(Update("connection", payload="lost"))
-    now = time.monotonic()
     model.reconnect_until, model.seat_held_until = now + 150.5, now + 90.5
     assert model.banner_text() == ("Connection lost: reconnecting… Your seat is held 1:31 "
                                    "more, then a house bot plays it.")
