@@ -111,8 +111,8 @@ def related(card: Card, hand: Sequence[Card]) -> bool:
 
 def first_layoffs(melds: Sequence[Sequence[Card]]) -> int:
     """The faces (bits ``card & 63``) a defender could lay off first on one of ``melds``,
-    natural melds with aces low: a card of a set's rank, or the card below or above a run
-    (every chain of layoffs starts with one of them)."""
+    natural melds with aces low, a natural card: a card of a set's rank, or the card below
+    or above a run (every chain of layoffs starts with one of them)."""
     out = 0
     for meld in melds:
         ranks = [c & 15 for c in meld]
@@ -213,7 +213,8 @@ class GinPlayout:
         self.forbid = bool(options.get("forbid_discarding_taken_card", True))
         self.thresholds = knock_thresholds(self.limit, knock_risk)
         self.max_turns = max_turns
-        # Aces low and no wild card: a layoff starts at a set's rank or a run's end.
+        # Aces low and no wild rank: a natural layoff starts at a set's rank or a
+        # run's end (jokers are checked at each showdown).
         self.plain = rules.ace_mode == "low" and not rules.wild_rank
 
     def threshold(self, stock: int) -> int:
@@ -224,8 +225,11 @@ class GinPlayout:
         if left == 0 and not self.layoff_on_gin:
             return self.gin_bonus + self.memo.dd(defender)
         melds = best_arrangement(kept, self.rules).melds
-        if self.plain and not first_layoffs(melds) & face_mask(defender):
-            return self.score(left, self.memo.dd(defender))  # (nothing to lay off)
+        if self.plain:
+            theirs = face_mask(defender)
+            # (no joker on either side, whose face is 0: a joker lays off anywhere)
+            if not (theirs | face_mask(kept)) & 1 and not first_layoffs(melds) & theirs:
+                return self.score(left, self.memo.dd(defender))  # (nothing to lay off)
         return self.score(left, best_layoffs(defender, melds, self.rules).points)
 
     def score(self, left: int, d: int) -> int:

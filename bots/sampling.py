@@ -149,7 +149,7 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
     used: set[int] = set()
     picks: list[int] = []
     attempts = 0
-    while melds and len(picks) + 3 <= k and attempts < 8 * melds:
+    while melds and n and len(picks) + 3 <= k and attempts < 8 * melds:
         attempts += 1
         i = below(n)
         card = pool[i]
@@ -163,7 +163,7 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
             m = len(partners)
             if m < 2:
                 continue
-            x = below(m)  # two of them (drawn as rng.sample draws)
+            x = below(m)  # two of them (as rng.sample draws two of a few)
             first = partners[x]
             partners[x] = partners[m - 1]
             group = (first, partners[below(m - 1)])

@@ -15,7 +15,13 @@ from rummyhall.bots.arena import deal_slices, seat_order_shuffle
 from rummyhall.bots.evaluation import run_windows
 from rummyhall.bots.expert_bot import GIN_HELD, PLAYOUTS, WorldBudget
 from rummyhall.bots.playouts import related
-from rummyhall.bots.sampling import contradictions, deck_cards, sample_world, unseen_pool
+from rummyhall.bots.sampling import (
+    contradictions,
+    deck_cards,
+    melded_picks,
+    sample_world,
+    unseen_pool,
+)
 from rummyhall.bots.selfplay import play_game
 from rummyhall.bots.strong_bot import GIN_OPPONENT, interpolate
 from rummyhall.bots.tracking import Tracker
@@ -29,6 +35,7 @@ from rummyhall.rules import (
     SeatView,
     deadwood_points,
     new_game,
+    parse_cards,
     seat_view,
     view_meld_rules,
 )
@@ -348,6 +355,24 @@ def test_a_world_starts_only_while_the_time_left_exceeds_the_dearest_world_so_fa
     assert not WorldBudget(lambda: 0.0).fits()
     unbounded = WorldBudget(lambda: math.inf)
     assert all(unbounded.fits() for _ in range(3))
+
+
+def test_the_meld_builder_draws_nothing_from_an_empty_pool() -> None:
+    """No card left to pick: no meld is tried (a draw below 0 would never end; the
+    generator here gives up after a few hundred draws instead of hanging the suite)."""
+
+    class Counted(random.Random):
+        draws = 0
+
+        def getrandbits(self, k: int, /) -> int:
+            self.draws += 1
+            if self.draws > 500:
+                raise AssertionError("drawing without end")
+            return super().getrandbits(k)
+
+    rng = Counted(0)
+    assert melded_picks([], 3, 1, rng, MeldRules()) == []
+    assert melded_picks(parse_cards("7c 7d"), 3, 1, rng, MeldRules()) in ([0, 1], [1, 0])
 
 
 def test_contradictions_count_the_shunned_faces_a_hand_could_meld() -> None:

@@ -24,6 +24,7 @@ from rummyhall.rules import (
     DrawStock,
     Game,
     Knock,
+    MeldRules,
     Phase,
     SeatAction,
     SeatView,
@@ -163,6 +164,18 @@ def test_a_showdown_skips_the_layoff_search_only_when_nothing_can_be_laid_off() 
             skipped += 1
             assert exact == deadwood_points(defender, rules)
     assert skipped > 100 and laid > 50
+
+
+def test_a_joker_is_never_taken_for_a_card_with_nothing_to_lay_off() -> None:
+    """A joker (face 0) lays off on any meld: the shortcut of the showdown leaves it to
+    the layoff search, whatever the rules say of wild ranks."""
+    rules = MeldRules()
+    playout = GinPlayout(rules, {}, knock_risk=0.02)
+    kept, defender = parse_cards("3c 4c 5c 9d"), parse_cards("JK Kd")
+    melds = best_arrangement(kept, rules).melds
+    exact = best_layoffs(defender, melds, rules).points
+    assert exact < deadwood_points(defender, rules)  # the joker goes on 3c 4c 5c
+    assert playout.showdown(kept, 9, defender) == playout.score(9, exact)
 
 
 def test_a_card_is_related_to_its_rank_and_its_suit_neighbours() -> None:
