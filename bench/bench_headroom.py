@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import dataclasses
 import math
 import multiprocessing
 import random
@@ -56,13 +55,11 @@ from rummyhall.bots import SimpleBot, Strategy, StrongBot
 from rummyhall.bots.arena import (
     ArenaConfig,
     Entrant,
-    duplicate_shuffler,
-    first_dealer,
     paired_interval,
+    play_one,
     schedule,
 )
 from rummyhall.bots.arena import GameOutcome as Outcome
-from rummyhall.bots.selfplay import GameTooLong, StrategyError, play_game
 from rummyhall.bots.strong_bot import StrongTurn
 from rummyhall.rules import (
     GAMES,
@@ -74,7 +71,6 @@ from rummyhall.rules import (
     SeatView,
     deadwood_points,
     discard_deadwoods,
-    new_game,
     seat_view,
 )
 
@@ -220,22 +216,13 @@ def _top(line: str, game: Game) -> Strategy:
 
 
 def play(task: Task) -> tuple[str, Outcome]:
-    """Play one game as :func:`rummyhall.bots.arena.play_one` does, the top seat's bot
-    given the game (the oracles read it)."""
-    config = task.config
-    lineup = config.lineup(task.rotation)
-    dealer = first_dealer(config, task.deal_set)
-    game = new_game(config.game, dict(config.options), players=config.seats,
-                    first_dealer=dealer)
-    bots = [_top(task.line, game) if e == 0 else SimpleBot() for e in lineup]
-    base = Outcome(task.deal_set, task.rotation, lineup, dealer)
-    try:
-        record = play_game(game, bots, random.Random(0), max_moves=config.max_moves,
-                           shuffle=duplicate_shuffler(config.seed, task.deal_set))
-    except (GameTooLong, StrategyError) as exc:
-        return task.line, dataclasses.replace(base, error=str(exc))
-    return task.line, dataclasses.replace(base, winners=record.winners, scores=record.scores,
-                                          hands=len(record.results))
+    """Play one game as the arena does, the top seat's bot given the game (the oracles
+    read it)."""
+    def seat_bots(game: Game, lineup: tuple[int, ...]) -> list[Strategy]:
+        return [_top(task.line, game) if e == 0 else SimpleBot() for e in lineup]
+
+    return task.line, play_one(task.config, task.deal_set, task.rotation,
+                               seat_bots=seat_bots)
 
 
 def shares(outcomes: Sequence[Outcome]) -> dict[int, float]:

@@ -189,14 +189,23 @@ def duplicate_shuffler(seed: int, deal_set: int) -> Callable[[Game], Shuffle]:
 # ---------------------------------------------------------------------------- playing
 
 
-def play_one(config: ArenaConfig, deal_set: int, rotation: int) -> GameOutcome:
-    """Play game ``rotation`` of deal set ``deal_set``; errors become part of the outcome."""
+def play_one(config: ArenaConfig, deal_set: int, rotation: int, *,
+             seat_bots: Callable[[Game, tuple[int, ...]], list[Strategy]] | None = None
+             ) -> GameOutcome:
+    """Play game ``rotation`` of deal set ``deal_set``; errors become part of the outcome.
+
+    ``seat_bots`` makes the seats' bots from the game and the lineup instead of the
+    entrants' factories (a bench whose bots read the game: bench/bench_headroom.py).
+    """
     lineup = config.lineup(rotation)
     dealer = first_dealer(config, deal_set)
     game = new_game(config.game, dict(config.options), players=config.seats,
                     first_dealer=dealer)
-    bots = [config.entrants[e].factory(stream(config.seed, deal_set, rotation, "seat", s))
-            for s, e in enumerate(lineup)]
+    if seat_bots is not None:
+        bots = seat_bots(game, lineup)
+    else:
+        bots = [config.entrants[e].factory(stream(config.seed, deal_set, rotation, "seat", s))
+                for s, e in enumerate(lineup)]
     base = GameOutcome(deal_set, rotation, lineup, dealer)
     try:
         record = play_game(game, bots, random.Random(0), max_moves=config.max_moves,
