@@ -95,9 +95,10 @@ def expected_layoffs(melds: Melds, rules: MeldRules, unseen: Sequence[int], shar
     holds one of them, ``known`` the cards he is known to hold.
     """
     faces = [Card(face) for face, n in enumerate(unseen) if n]
+    candidates = [*faces, *known]
     fits: set[int] = set()
     for meld in melds:  # (each card alone on one meld: can_lay_off, without the validator)
-        fits.update(layoff_cards(meld, [*faces, *known], rules))
+        fits.update(layoff_cards(meld, candidates, rules))
     total = 0.0
     for card in faces:
         if card in fits:

@@ -95,6 +95,25 @@ def face_mask(cards: Iterable[int]) -> int:
     return mask
 
 
+def first_layoffs(melds: Sequence[Sequence[int]]) -> int:
+    """The faces (bits ``card & 63``) a defender could lay off first on one of ``melds``,
+    natural melds with aces low, a natural card: a card of a set's rank, or the card below
+    or above a run (every chain of layoffs starts with one of them)."""
+    out = 0
+    for meld in melds:
+        ranks = [c & 15 for c in meld]
+        low, high = min(ranks), max(ranks)
+        if low == high:
+            out |= _SPREAD << low
+        else:
+            base = meld[0] & 48
+            if low > 1:
+                out |= 1 << (base + low - 1)
+            if high < 13:
+                out |= 1 << (base + high + 1)
+    return out
+
+
 def meld_completions(held: int, twice: int, ace_mode: str) -> int:
     """The faces (bits ``suit * 16 + rank``, ranks 1 to 13) that complete a meld of three
     with two natural cards of face mask ``held`` (``twice``: the faces held twice, which
@@ -184,9 +203,7 @@ class HandEvaluator:
         rules = self.rules
         wilds = sum(1 for c in hand if rules.is_wild(c))
         if not wilds and not self.cyclic and not self.wild_mask & ~1:
-            m = 0
-            for c in hand:
-                m |= 1 << (c & 63)
+            m = face_mask(hand)
             if m.bit_count() == len(hand):
                 return _meldable(m) | 1, True
         near = _NEAR[self.cyclic]

@@ -59,7 +59,7 @@ from rummyhall.rules import (
 )
 from rummyhall.rules import best_discard as solver_best_discard
 
-from .evaluation import face_mask
+from .evaluation import face_mask, first_layoffs
 from .strong_bot import GIN_OPPONENT, interpolate, prob_at_most
 
 
@@ -107,28 +107,6 @@ def related(card: Card, hand: Sequence[Card]) -> bool:
     rank, suit = card & 15, card & 48
     return any((c & 15) == rank or ((c & 48) == suit and abs((c & 15) - rank) <= 2)
                for c in hand)
-
-
-def first_layoffs(melds: Sequence[Sequence[Card]]) -> int:
-    """The faces (bits ``card & 63``) a defender could lay off first on one of ``melds``,
-    natural melds with aces low, a natural card: a card of a set's rank, or the card below
-    or above a run (every chain of layoffs starts with one of them)."""
-    out = 0
-    for meld in melds:
-        ranks = [c & 15 for c in meld]
-        low, high = min(ranks), max(ranks)
-        if low == high:
-            out |= _SPREAD << low
-        else:
-            base = meld[0] & 48
-            if low > 1:
-                out |= 1 << (base + low - 1)
-            if high < 13:
-                out |= 1 << (base + high + 1)
-    return out
-
-
-_SPREAD = 1 | 1 << 16 | 1 << 32 | 1 << 48  # a rank's bit in each suit
 
 
 class _DrawnPlayout(Protocol):

@@ -157,6 +157,7 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
         if i in used or not rank or rank == wild_rank:  # (a joker, or wild)
             continue
         suit = card >> 4 & 3
+        group: tuple[int, int] | None = None
         if random() < 0.5:  # a set: two of the rank's cards in other suits
             partners = [j for s in range(4) if s != suit
                         for j in get(s * 16 + rank, ()) if j not in used and j != i]
@@ -172,7 +173,6 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
             for x in range(len(windows) - 1, 0, -1):  # (shuffled as rng.shuffle does)
                 y = below(x + 1)
                 windows[x], windows[y] = windows[y], windows[x]
-            found = None
             base = suit * 16
             for a, b in windows:
                 ja = _first_free(get(base + a, ()), used)
@@ -180,11 +180,10 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
                     continue
                 jb = _first_free(get(base + b, ()), used)
                 if jb is not None and i not in (ja, jb):
-                    found = (ja, jb)
+                    group = (ja, jb)
                     break
-            if found is None:
+            if group is None:
                 continue
-            group = found
         used.add(i)
         used.update(group)
         picks.append(i)

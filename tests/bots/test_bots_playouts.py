@@ -9,11 +9,10 @@ import pytest
 
 from rummyhall.bots import StrongBot, knock_with_melds
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
-from rummyhall.bots.evaluation import face_mask
+from rummyhall.bots.evaluation import face_mask, first_layoffs
 from rummyhall.bots.playouts import (
     ChicagoPlayout,
     GinPlayout,
-    first_layoffs,
     knock_thresholds,
     related,
 )
