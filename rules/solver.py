@@ -602,6 +602,10 @@ class _Context:
         self.pattern_points = _pattern_points(tuple(self.rank_points))
         self.pattern_max = _max_table(tuple(self.rank_points))
         self.wild_runs = _Lazy(self._wild_runs)
+        # By suit pattern: its best runs as (face offsets in reading order, their mask),
+        # filled as patterns come (the fast path's arrangements).
+        self.segments: _Lazy[tuple[tuple[tuple[int, ...], int], ...]] = _Lazy(
+            self._segments)
         # By wild cards t (1..3), then suit pattern: the runs t wild cards can make.
         self.windows = _window_tables(rules.ace_mode)
         # Table path (:meth:`table_deadwood`): sets without a maximum, aces low or high
@@ -892,6 +896,12 @@ class _Context:
             if run_span([r, q], self.rules) <= 3:
                 out |= 1 << r | 1 << q
         return out
+
+    def _segments(self, p: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+        out = []
+        for seg in self.run_segments(p):
+            out.append((tuple(seg), sum(1 << r for r in seg)))
+        return tuple(out)
 
     def run_segments(self, p: int) -> list[list[int]]:
         """The runs (rank lists in reading order) of a suit pattern's best run value."""
@@ -1928,21 +1938,37 @@ def best_arrangement(cards: Iterable[int], rules: MeldRules) -> Arrangement:
     hand = tuple(cards)
     m, _ = _scan(ctx, hand)
     if _is_fast(ctx, hand, m):
-        card_of = {c & 63: Card(c) for c in hand}
-        _, used = ctx.fast_best(m)
-        melds: list[list[Card]] = []
-        for r in _bits(_rank_bits(used)):
-            melds.append([card_of[f] for f in _bits(used & (_SPREAD << r))])
-        rest = m ^ used
-        for s in range(4):
-            for seg in ctx.run_segments(rest >> (16 * s) & _SUIT):
-                melds.append([card_of[s * 16 + r] for r in seg])
-        melded = {c for meld in melds for c in meld}
-        deadwood = [Card(c) for c in hand if c not in melded]
-    else:
-        melds, deadwood = ctx.general_arrangement(hand)
-        melds = _merge(melds, rules)
-    return _arrangement(melds, deadwood, rules)
+        return _fast_arrangement(ctx, hand, m)
+    melds, deadwood = ctx.general_arrangement(hand)
+    return _arrangement(_merge(melds, rules), deadwood, rules)
+
+
+def _fast_arrangement(ctx: _Context, hand: tuple[int, ...], m: int) -> Arrangement:
+    """:func:`best_arrangement` of a hand of distinct natural faces (``m``).
+
+    Its melds come in reading order as built: a set's cards by suit (ascending faces),
+    a run's as :meth:`_Context.run_segments` lists them. With one card per face, the
+    display order is the faces' order: the melds are sorted by their first card's face,
+    the deadwood is its faces ascending.
+    """
+    card_of = {c & 63: c for c in hand}
+    _, used = ctx.fast_best(m)
+    melds: list[tuple[Card, ...]] = []
+    for r in _bits(_rank_bits(used)):
+        melds.append(tuple([Card(card_of[f]) for f in _bits(used & (_SPREAD << r))]))
+    rest = m ^ used
+    segments = ctx.segments
+    for shift in (0, 16, 32, 48):
+        p = rest >> shift & _SUIT
+        if p & p >> 1:  # (every run holds two neighbouring positions, Q-K-A and K-A-2 too)
+            for seg, mask in segments[p]:
+                melds.append(tuple([Card(card_of[shift + r]) for r in seg]))
+                rest ^= mask << shift
+    if len(melds) > 1:
+        melds.sort(key=lambda meld: meld[0] & 63)
+    points = ctx.face_points
+    return Arrangement(tuple(melds), tuple([Card(card_of[f]) for f in _bits(rest)]),
+                       sum([points[f] for f in _bits(rest)]))
 
 
 def _rank_bits(used: int) -> int:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rummyhall.rules import solver
 from rummyhall.rules.cards import Card, make_deck, parse_cards, sort_key
 from rummyhall.rules.errors import CardError, IllegalDiscard, InvalidMeld
-from rummyhall.rules.melds import ACE_MODES, MeldRules, meld_kind
+from rummyhall.rules.melds import ACE_MODES, MeldRules, meld_kind, order_meld
 from rummyhall.rules.solver import (
     Arrangement,
     best_arrangement,
@@ -132,11 +132,18 @@ def brute_layoffs(hand: Sequence[int], targets: Sequence[Sequence[int]],
 
 
 def check_arrangement(hand: Sequence[int], arrangement: Arrangement, rules: MeldRules) -> None:
-    """Valid, disjoint melds; melds + deadwood are the hand; points add up."""
+    """Valid, disjoint melds; melds + deadwood are the hand; points add up; the order
+    documented: each meld in reading order, the melds by their cards' display order,
+    the deadwood in display order, every card a :class:`Card`."""
     laid = [c for meld in arrangement.melds for c in meld] + list(arrangement.deadwood)
     assert sorted(laid) == sorted(hand)
+    assert all(type(c) is Card for c in laid)
     for meld in arrangement.melds:
         assert meld_kind(meld, rules) is not None, meld
+        assert meld == order_meld(meld, rules), meld
+    keys = [[sort_key(c) for c in meld] for meld in arrangement.melds]
+    assert keys == sorted(keys)
+    assert list(arrangement.deadwood) == sorted(arrangement.deadwood, key=sort_key)
     assert arrangement.points == sum(rules.points(c) for c in arrangement.deadwood)
 
 
