@@ -18,11 +18,12 @@ game), so a bot that searches over worlds cannot read a hidden card.
   one of its run windows) is unlikely. Each hand is drawn up to ``tries`` times and the
   one with the fewest such contradictions is kept (rejection sampling, bounded).
 - An opponent model may say how much deadwood a seat's hand should have (a player who
-  has drawn ten times holds melds, not a random hand): among the draws the one nearest
-  that target is kept. The expert draws the targets from measured tables of an
-  opponent's deadwood by the stage of the hand (Gin: the deadwood held, Chicago: the
-  strong bot's table), and in Gin weighs a contradiction as a few points of miss rather
-  than before any miss.
+  has drawn ten times holds melds, not a random hand): each draw is built with about
+  that many melds of three, found among the pool's cards and the seat's known ones
+  (:func:`melded_picks`), and among the draws the one nearest that target is kept. The
+  expert draws the targets from measured tables of an opponent's deadwood by the stage
+  of the hand (Gin: the deadwood held, Chicago: the strong bot's table), and in Gin
+  weighs a contradiction as a few points of miss rather than before any miss.
 - What is left of the pool is the stock, in a random order (its top is ``stock[-1]``).
 
 The hand counts come from the view; if the pool cannot fill them (a memory that went
@@ -34,8 +35,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
 
 from rummyhall.rules import Card, MeldRules, SeatView, deadwood_points, new_game
 
@@ -118,16 +121,53 @@ def pool_faces(pool: Sequence[Card]) -> dict[int, list[int]]:
     return by_face
 
 
+_Triples = tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]
+
+
+def meld_triples(faces: Iterable[int], rules: MeldRules) -> _Triples:
+    """Every meld of three natural faces among ``faces`` (faces ``suit * 16 + rank``):
+    the sets (three suits of one rank) and the runs (a run window of one suit), each
+    listed once. Wild cards and jokers are left out (a built meld is natural).
+
+    The worlds of one decision draw from one pool: the answer is kept for the last few
+    sets of faces (a function of the faces and the rules alone)."""
+    return _meld_triples(frozenset(faces), rules.ace_mode, rules.wild_rank)
+
+
+@lru_cache(maxsize=16)
+def _meld_triples(faces: frozenset[int], ace_mode: str, wild_rank: int) -> _Triples:
+    present = {f for f in faces if f & 15 and f & 15 != wild_rank}
+    sets: list[tuple[int, int, int]] = []
+    for rank in range(1, 14):
+        suits = [s * 16 + rank for s in range(4) if s * 16 + rank in present]
+        sets.extend(combinations(suits, 3))
+    runs: set[tuple[int, int, int]] = set()
+    windows_of = RUN_WINDOWS[ace_mode]
+    for face in present:
+        base = face & 48
+        for a, b in windows_of[face & 15]:
+            if base + a in present and base + b in present:
+                low, mid, high = sorted((face, base + a, base + b))
+                runs.add((low, mid, high))
+    return tuple(sets), tuple(sorted(runs))
+
+
 def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
-                 rules: MeldRules, *, by_face: dict[int, list[int]] | None = None
-                 ) -> list[int]:
+                 rules: MeldRules, *, by_face: dict[int, list[int]] | None = None,
+                 triples: _Triples | None = None,
+                 held: Sequence[int] = ()) -> list[int]:
     """``k`` distinct indices of ``pool``, the first ones forming up to ``melds`` melds of three.
 
     A player who has drawn and discarded for a while holds melds, which a uniform draw
     of the unseen cards almost never gives: this builds a hand that has them, from the
-    pool's cards only (each meld a set or a run of three, seeded by a random card), and
-    fills the rest at random. ``by_face`` is :func:`pool_faces` of ``pool``, when the
-    caller draws from one pool several times.
+    pool's cards only, and fills the rest at random. Each meld is a set or a run (even
+    odds, while the pool holds both) drawn at random among the pool's melds of three
+    (:func:`meld_triples`) whose cards are still free: late in a hand, when the pool is
+    thin, the melds it holds are found rather than missed. ``held`` are the faces the
+    seat is known to hold already (the cards it took from the pile): a meld may use them,
+    once each, and then takes fewer cards of the pool. ``by_face`` is :func:`pool_faces`
+    of ``pool`` and ``triples`` :func:`meld_triples` of its faces and ``held`` (or of a
+    larger pool's), when the caller draws from one pool several times.
     """
     if by_face is None:
         by_face = pool_faces(pool)
@@ -142,53 +182,37 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
             r = bits(size)
         return r
 
-    random = rng.random
-    wild_rank = rules.wild_rank
-    windows_of = RUN_WINDOWS[rules.ace_mode]
-    get = by_face.get
     used: set[int] = set()
     picks: list[int] = []
-    attempts = 0
-    while melds and n and len(picks) + 3 <= k and attempts < 8 * melds:
-        attempts += 1
-        i = below(n)
-        card = pool[i]
-        rank = card & 15
-        if i in used or not rank or rank == wild_rank:  # (a joker, or wild)
-            continue
-        suit = card >> 4 & 3
-        group: tuple[int, int] | None = None
-        if random() < 0.5:  # a set: two of the rank's cards in other suits
-            partners = [j for s in range(4) if s != suit
-                        for j in get(s * 16 + rank, ()) if j not in used and j != i]
-            m = len(partners)
-            if m < 2:
-                continue
-            x = below(m)  # two of them (as rng.sample draws two of a few)
-            first = partners[x]
-            partners[x] = partners[m - 1]
-            group = (first, partners[below(m - 1)])
-        else:  # a run: the first window, in a random order, whose two cards are free
-            windows = list(windows_of[rank])
-            for x in range(len(windows) - 1, 0, -1):  # (shuffled as rng.shuffle does)
-                y = below(x + 1)
-                windows[x], windows[y] = windows[y], windows[x]
-            base = suit * 16
-            for a, b in windows:
-                ja = _first_free(get(base + a, ()), used)
-                if ja is None:
+    if melds and k:
+        sets, runs = (list(t) for t in (triples or meld_triples([*by_face, *held], rules)))
+        random = rng.random
+        get = by_face.get
+        spare = list(held)  # (the held faces no built meld uses yet)
+        while melds and len(picks) < k and (sets or runs):
+            drawn = sets if sets and (not runs or random() < 0.5) else runs
+            x = below(len(drawn))  # (drawn without replacement: the last takes its place)
+            meld = drawn[x]
+            drawn[x] = drawn[-1]
+            drawn.pop()
+            chosen: list[int] = []
+            mine: list[int] = []
+            for face in meld:
+                if face in spare and face not in mine:
+                    mine.append(face)
                     continue
-                jb = _first_free(get(base + b, ()), used)
-                if jb is not None and i not in (ja, jb):
-                    group = (ja, jb)
+                j = _first_free(get(face, ()), used)
+                if j is None or j in chosen:
                     break
-            if group is None:
-                continue
-        used.add(i)
-        used.update(group)
-        picks.append(i)
-        picks.extend(group)
-        melds -= 1
+                chosen.append(j)
+            else:
+                if len(picks) + len(chosen) > k or not chosen:
+                    continue
+                for face in mine:
+                    spare.remove(face)
+                used.update(chosen)
+                picks.extend(chosen)
+                melds -= 1
     rest = [j for j in range(n) if j not in used] if used else range(n)
     picks.extend(rng.sample(rest, min(k - len(picks), len(rest))))
     return picks
@@ -232,6 +256,7 @@ def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: Mel
             need[s] += len(known[s])
             known[s] = []
         rng.shuffle(pool)
+    faces = {c & 63 for c in pool} if targets else set()
     for s in others:
         shunned = face_mask(mem.shunned.get(s, set()))
         target = targets.get(s) if targets else None
@@ -239,18 +264,23 @@ def sample_world(view: SeatView, mem: HandMemory, rng: random.Random, rules: Mel
         best_score: tuple[float, float] = (0.0, 0.0)
         chosen: list[int] = []
         k = min(need[s], len(pool))
-        melds = 0
+        melds = most = 0
         by_face: dict[int, list[int]] = {}
+        triples = None
+        held_faces = [c & 63 for c in known[s]]
         if target is not None:
+            triples = meld_triples(faces.union(held_faces), rules)
             loose = target / _MEAN_POINTS
-            melds = max(0, min(k // 3, round((view.hand_sizes[s] - loose) / 3)))
+            most = view.hand_sizes[s] // 3  # (melds may hold the known cards too)
+            melds = max(0, min(most, round((view.hand_sizes[s] - loose) / 3)))
             by_face = pool_faces(pool)
         for t in range(max(1, tries)):
             if target is None:
                 picks = rng.sample(range(len(pool)), k) if k else []
             else:
-                m = max(0, min(k // 3, melds + (t % 3) - 1 if t else melds))
-                picks = melded_picks(pool, k, m, rng, rules, by_face=by_face)
+                m = max(0, min(most, melds + (t % 3) - 1 if t else melds))
+                picks = melded_picks(pool, k, m, rng, rules, by_face=by_face,
+                                     triples=triples, held=held_faces)
             cand = [pool[i] for i in picks]
             held = [*known[s], *cand]
             miss = 0.0
