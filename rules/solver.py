@@ -898,13 +898,15 @@ class _Context:
         return out
 
     def _segments(self, p: int) -> tuple[tuple[tuple[int, ...], int], ...]:
-        out = []
-        for seg in self.run_segments(p):
-            out.append((tuple(seg), sum(1 << r for r in seg)))
-        return tuple(out)
+        """:meth:`run_segments` of ``p``, each with the mask of its ranks (``segments``)."""
+        return tuple((tuple(seg), sum(1 << r for r in seg)) for seg in self.run_segments(p))
 
     def run_segments(self, p: int) -> list[list[int]]:
-        """The runs (rank lists in reading order) of a suit pattern's best run value."""
+        """The runs (rank lists in reading order) of a suit pattern's best run value.
+
+        Each list is in the order :func:`order_meld` reads a natural run (the ace last in
+        Q-K-A, K-A-2 round the corner): :func:`_fast_arrangement` lays them as they are.
+        """
         mode = self.rules.ace_mode
         if mode == "round_the_corner":
             mask = _corner_runs(p)
