@@ -196,13 +196,13 @@ def melded_picks(pool: Sequence[Card], k: int, melds: int, rng: random.Random,
             drawn[x] = drawn[-1]
             drawn.pop()
             chosen: list[int] = []
-            mine: list[int] = []
+            mine: list[int] = []  # (a meld's three faces differ: each is found once)
             for face in meld:
-                if face in spare and face not in mine:
+                if face in spare:
                     mine.append(face)
                     continue
                 j = _first_free(get(face, ()), used)
-                if j is None or j in chosen:
+                if j is None:
                     break
                 chosen.append(j)
             else:

@@ -1969,8 +1969,9 @@ def _fast_arrangement(ctx: _Context, hand: tuple[int, ...], m: int) -> Arrangeme
     if len(melds) > 1:
         melds.sort(key=lambda meld: meld[0] & 63)
     points = ctx.face_points
-    return Arrangement(tuple(melds), tuple([Card(card_of[f]) for f in _bits(rest)]),
-                       sum([points[f] for f in _bits(rest)]))
+    dead = list(_bits(rest))
+    return Arrangement(tuple(melds), tuple([Card(card_of[f]) for f in dead]),
+                       sum([points[f] for f in dead]))
 
 
 def _rank_bits(used: int) -> int:
