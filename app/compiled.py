@@ -47,6 +47,8 @@ MODULES: Final = (
     "rummyhall.rules.melds",
     "rummyhall.rules.solver",
     "rummyhall.rules.wild_runs",
+    "rummyhall.rules.game",
+    "rummyhall.rules.variants",
 )
 
 ENV: Final = "RUMMYHALL_COMPILED"  # "off", or the root directory of the builds
@@ -68,7 +70,7 @@ class Status:
         return self.compiled == MODULES
 
     def describe(self) -> str:
-        """One line: ``compiled (mypyc): melds, solver, wild_runs`` or ``pure Python (...)``."""
+        """One line: ``compiled (mypyc): melds, solver, ...`` or ``pure Python (...)``."""
         if self.active:
             names = ", ".join(m.rsplit(".", 1)[1] for m in self.compiled)
             return f"compiled (mypyc): {names}"

@@ -26,7 +26,8 @@ validate       the message readers (schema checks, message objects), ``action_fr
 route          the session's reader loop, the rate bucket, the lobby handing the
                request to the table's inbox and waiting for it to be handled
 table          the table task's own logic (handlers, prompts, deal rounds)
-rules          ``Game.apply`` and ``Game.legal_actions`` (rules/)
+rules          ``Game.apply`` and ``Game.legal_actions`` (rules/; on the compiled build
+               their methods cannot be wrapped, and their time counts in "table")
 views          per-seat views: ``event_for``, ``seat_view``, their wire forms, the
                legal actions' wire forms
 journal        the journal: its statements, the committer, SQLite's ``commit``
@@ -188,7 +189,8 @@ def instrument() -> None:
     asynchronous(lobby.Lobby, "route", "handle")
     asynchronous(table.Table, "table", "_handle_command", "_play", "_advance", "_bot_move",
                  "_contribute", "_on_timer")
-    sync(rules_game.Game, "rules", "apply", "legal_actions")
+    if not hasattr(rules_game.Game, "__mypyc_attrs__"):  # (compiled: its methods are
+        sync(rules_game.Game, "rules", "apply", "legal_actions")  # fixed; in "table")
     for name, stage in (("action_from_wire", "validate"), ("event_for", "views"),
                         ("seat_view", "views"), ("event_to_wire", "views"),
                         ("view_to_wire", "views"), ("_legal_wire", "views")):

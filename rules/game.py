@@ -32,9 +32,10 @@ attributes and overrides the hooks at the bottom of :class:`Game`.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from .actions import (
     Action,
@@ -127,6 +128,19 @@ PHASE_WORDS: dict[Phase, str] = {
 }
 
 
+def state_names(obj: object) -> tuple[str, ...]:
+    """The names of the attributes that hold ``obj``'s state (a game's, a table meld's).
+
+    A compiled build (``rummyhall compile``) makes the classes of this module and of
+    :mod:`~rummyhall.rules.variants` native: their instances have no ``__dict__``, and the
+    class lists its attributes in ``__mypyc_attrs__`` instead (each name once here)."""
+    native: tuple[str, ...] | None = getattr(type(obj), "__mypyc_attrs__", None)
+    if native is not None:
+        return tuple(dict.fromkeys(native))
+    slots: tuple[str, ...] = getattr(type(obj), "__slots__", ())
+    return tuple(getattr(obj, "__dict__", {})) + tuple(slots)
+
+
 # Actions are immutable values, so the legal-action lists (built on every turn of every
 # game) share them: at most one per seat and kind, and one Discard per seat and card
 # code, so bounded by the seats times the cards in play.
@@ -176,6 +190,10 @@ class TableMeld:
     def __repr__(self) -> str:
         return f"TableMeld({self.owner}, {' '.join(map(str, self.cards))})"
 
+    def __deepcopy__(self, memo: dict[int, object]) -> TableMeld:
+        # (a native class in the compiled build: the default copy would skip __init__)
+        return TableMeld(self.owner, self.cards)
+
 
 class Game:
     """A whole game of one of the four rummies. Build it with :func:`~rummyhall.rules.new_game`."""
@@ -216,6 +234,19 @@ class Game:
         # already the next hand's, and a view shows the finished hand's (docs/rules.md).
         self.hand_dealer = first_dealer
         self.hand_round = 0
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        """A deep copy (a bot's what-if, a bench's replay of a position).
+
+        Spelled out because the compiled build (``rummyhall compile``) makes the games
+        native classes: they have no ``__dict__``, and one cannot be made without its
+        constructor, which the default copy skips. A fresh game of the same class gets a
+        copy of every attribute, whichever build runs."""
+        clone = type(self)(self.options, self.players, self.dealer)
+        memo[id(self)] = clone
+        for name in state_names(self):
+            setattr(clone, name, copy.deepcopy(getattr(self, name), memo))
+        return clone
 
     # ------------------------------------------------------------------ queries
 

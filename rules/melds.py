@@ -60,6 +60,12 @@ class MeldRules:
         object.__setattr__(self, "points_by_face", tuple(table))
         object.__setattr__(self, "max_points", max(table))
 
+    def __copy__(self) -> MeldRules:
+        return self  # an immutable value (and the solver's caches know it by identity)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> MeldRules:
+        return self  # (also: the compiled build's copy could not rebuild it field by field)
+
     def _rank_points(self, rank: int) -> int:
         if rank == 1:
             return self.ace_points

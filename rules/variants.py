@@ -102,7 +102,8 @@ class BasicRummy(Game):
 
     name = "basic"
     title = "Basic Rummy"
-    min_players, max_players = 2, 6
+    min_players = 2
+    max_players = 6
     extra_actions = frozenset({"meld", "layoff"})
     options: BasicOptions
 
@@ -414,7 +415,8 @@ class GinRummy(Game):
 
     name = "gin"
     title = "Gin Rummy"
-    min_players, max_players = 2, 2
+    min_players = 2
+    max_players = 2
     extra_actions = frozenset({"pass", "knock"})
     options: GinOptions
 
@@ -606,7 +608,8 @@ class ChicagoRummy(Game):
 
     name = "chicago"
     title = "Chicago Rummy"
-    min_players, max_players = 2, 8
+    min_players = 2
+    max_players = 8
     extra_actions = frozenset({"knock", "declare_rummy"})
     options: ChicagoOptions
 
@@ -776,7 +779,8 @@ class ThreeThirteen(Game):
 
     name = "three_thirteen"
     title = "Three Thirteen"
-    min_players, max_players = 2, 8
+    min_players = 2
+    max_players = 8
     extra_actions = frozenset({"go_out"})
     options: ThirteenOptions
 
