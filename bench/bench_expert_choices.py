@@ -4,7 +4,7 @@
                                          [--think-ms 20]
                                          [--expert-worlds N] [--off draw,discard,knock]
                                          [--knock-stock N] [--chicago-playouts draw,knock]
-                                         [--jobs 2] [--seed 1]
+                                         [--jobs 2] [--seed 1] [--every N]
 
 An arena game's win rate moves only where the expert's choice differs from the strong
 bot's, and it moves slowly: a few hundred games say little. This bench looks at those
@@ -33,7 +33,8 @@ Chicago the expert plays out what ``chicago_playouts`` names (nothing by default
 The departures are also counted by the stock at the decision (fewer than 10 cards, 10
 to 19, 20 or more; those about a knock by five stock cards). The expert's clock
 (``--think-ms`` of CPU time, or ``--expert-worlds`` per decision and no clock) decides
-as in the arena.
+as in the arena. It prints its figures at the end; ``--every N`` prints them so far every
+``N`` games too (a long run stopped early still says what it found).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import math
 import multiprocessing
 import random
 import statistics
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -218,6 +220,8 @@ def main() -> None:
                              "expert's own)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--every", type=int, default=0,
+                        help="also print the figures so far every N games (0: at the end only)")
     args = parser.parse_args()
     off = frozenset(p for p in args.off.split(",") if p)
     if not off <= set(PARTS):
@@ -229,8 +233,20 @@ def main() -> None:
     tasks = [Task(args.game, params, args.seed, d, r, args.rollouts)
              for d in range(args.sets) for r in range(2)]
     start = time.perf_counter()
+    results: list[GameResult] = []
     with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
-        results = list(pool.imap(play, tasks, chunksize=1))
+        for result in pool.imap(play, tasks, chunksize=1):
+            results.append(result)
+            if args.every and len(results) % args.every == 0 and len(results) < len(tasks):
+                print(f"(so far, {len(results)} games)")
+                report(results, args, params, off, start)
+                sys.stdout.flush()  # (to a file, too, as it comes)
+    report(results, args, params, off, start)
+
+
+def report(results: list[GameResult], args: argparse.Namespace, params: ExpertParams,
+           off: frozenset[str], start: float) -> None:
+    """Print the figures of the games played so far."""
     games = len(results)
     budget = (f"{args.expert_worlds} worlds" if args.expert_worlds is not None
               else f"{args.think_ms:g} ms CPU")
