@@ -314,13 +314,20 @@ class StrongTurn:
 
     # ------------------------------------------------------------------ discarding
 
+    def feeds_table(self, card: Card) -> bool:
+        """True if the next seat can lay ``card`` off on a table meld (Basic Rummy): the
+        surest danger, and one the expert's sampled worlds do not model."""
+        seat = self.next
+        return (self.game == "basic" and seat is not None and seat != self.view.out_seat
+                and self.layable(card, own_turn=False))
+
     def danger(self, card: Card) -> float:
         seat = self.next
         if seat is None or seat == self.view.out_seat:
             return 0.0  # (Three Thirteen: after our last turn the round is over)
         view, mem = self.view, self.mem
         known = mem.known.get(seat, set())
-        if self.game == "basic" and self.layable(card, own_turn=False):
+        if self.feeds_table(card):
             return 1.0
         holds = max(0, view.hand_sizes[seat] - len(known))
         return self.eval.danger(card, holds=holds, known=known,

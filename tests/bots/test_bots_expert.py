@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, make_strategy
+from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, expert_bot, make_strategy
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
 from rummyhall.bots.evaluation import run_windows
 from rummyhall.bots.expert_bot import GIN_HELD, PLAYOUTS, WorldBudget
@@ -27,12 +27,15 @@ from rummyhall.bots.strong_bot import GIN_OPPONENT, interpolate
 from rummyhall.bots.tracking import Tracker
 from rummyhall.rules import (
     Card,
+    Discard,
     DrawStock,
     Game,
     Knock,
     MeldRules,
     Phase,
     SeatView,
+    Shuffle,
+    TableMeld,
     deadwood_points,
     new_game,
     parse_cards,
@@ -429,3 +432,29 @@ def test_contradictions_count_the_shunned_faces_a_hand_could_meld() -> None:
                 assert contradictions(hand, shunned, rules) == expected
                 found += expected > 0
     assert found > 500  # (the hands do contradict, often)
+
+
+def test_a_discard_the_next_seat_can_lay_off_keeps_its_danger(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Basic Rummy, layoffs only onto one's own melds: seat 1 owns Th Jh Qh on the table,
+    # seat 0 has no meld, so the Kh stays in its hand and seat 1 could lay it off. The
+    # strong bot weighs that as a sure danger (6 points) and throws the 9c. The expert's
+    # worlds model only what the next seat's own hand makes of a card: here they see no
+    # feed at all (a stub), and the Kh, whose danger they replace, would be 1 point
+    # cheaper than the 9c. The table's layoff is not theirs to replace: the 9c stays.
+    game = new_game("basic", {"layoff_requires_own_meld": True}, players=2, first_dealer=1)
+    order = list(game.shuffle_cards())
+    random.Random(3).shuffle(order)
+    game.apply(Shuffle(tuple(order)))
+    mine, pile, meld = (parse_cards(x) for x in ("Kh 9c 2h 3s 4c Ad 5d 2s 3c 4h Ac",
+                                                  "2c 5h", "Th Jh Qh"))
+    rest = [c for c in order if c not in {*mine, *pile, *meld}]
+    game.hands = [list(mine), rest[:7]]
+    game.discard, game.stock, game.melds = list(pile), rest[7:], [TableMeld(1, meld)]
+    game.turn, game.taken, game.phase = 0, None, Phase.PLAY
+    view, legal = seat_view(game, 0), game.legal_actions()
+    assert StrongBot().choose(view, legal) == Discard(0, Card.parse("9c"))
+    expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=16), random.Random(1))
+    monkeypatch.setattr(expert_bot._Search, "feeds",
+                        lambda self, world, cards, kept: [0.0] * len(cards))
+    assert expert.choose(view, legal) == Discard(0, Card.parse("9c"))
