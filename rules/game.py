@@ -128,17 +128,14 @@ PHASE_WORDS: dict[Phase, str] = {
 }
 
 
-def state_names(obj: object) -> tuple[str, ...]:
-    """The names of the attributes that hold ``obj``'s state (a game's, a table meld's).
+def state_names(game: Game) -> tuple[str, ...]:
+    """The names of the attributes that hold ``game``'s state.
 
     A compiled build (``rummyhall compile``) makes the classes of this module and of
     :mod:`~rummyhall.rules.variants` native: their instances have no ``__dict__``, and the
     class lists its attributes in ``__mypyc_attrs__`` instead (each name once here)."""
-    native: tuple[str, ...] | None = getattr(type(obj), "__mypyc_attrs__", None)
-    if native is not None:
-        return tuple(dict.fromkeys(native))
-    slots: tuple[str, ...] = getattr(type(obj), "__slots__", ())
-    return tuple(getattr(obj, "__dict__", {})) + tuple(slots)
+    native: tuple[str, ...] | None = getattr(type(game), "__mypyc_attrs__", None)
+    return tuple(dict.fromkeys(native)) if native is not None else tuple(vars(game))
 
 
 # Actions are immutable values, so the legal-action lists (built on every turn of every
