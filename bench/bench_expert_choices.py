@@ -1,6 +1,6 @@
 """Where the expert departs from the strong bot (two seats), and what each departure is worth.
 
-    python bench/bench_expert_choices.py [--game gin|chicago] [--sets 40] [--rollouts 8]
+    python bench/bench_expert_choices.py [--game gin|chicago|basic] [--sets 40] [--rollouts 8]
                                          [--think-ms 20]
                                          [--expert-worlds N] [--off draw,discard,knock]
                                          [--knock-stock N] [--chicago-playouts draw,knock]
@@ -16,7 +16,8 @@ each with the stock reshuffled (the one thing neither seat knows), play the rest
 hand with the strong bot at both seats after each choice, on the same shuffles. The
 expert's gain is the mean difference of its seat's points minus the opponent's over the
 hand (what the hand's result gives them; in Chicago, whose points are a cost, the
-opponent's minus its own), the strong bot's choice being the baseline (a
+opponent's minus its own; in Basic Rummy the winner's points, plus or minus), the strong
+bot's choice being the baseline (a
 gain of 0 by construction). The figures are grouped by what the strong bot would have
 done and what the expert did (draw, discard, knock), with the mean gain per departure
 and its 95% interval over departures, and the gain per game (the sum over departures
@@ -31,7 +32,8 @@ knock's sampled undercut check). The games are those of the arena for the same s
 Chicago the expert plays out what ``chicago_playouts`` names (nothing by default);
 ``--chicago-playouts draw,knock`` sets it, and ``--off draw`` switches every playout off.
 The departures are also counted by the stock at the decision (fewer than 10 cards, 10
-to 19, 20 or more; those about a knock by five stock cards). The expert's clock
+to 19, 20 or more; all of them, then by what the strong bot would have done; those
+about a knock by five stock cards). The expert's clock
 (``--think-ms`` of CPU time, or ``--expert-worlds`` per decision and no clock) decides
 as in the arena. It prints its figures at the end; ``--every N`` prints them so far every
 ``N`` games too (a long run stopped early still says what it found).
@@ -85,7 +87,7 @@ def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
         playouts = base.playouts if "knock" in base.playouts else (*base.playouts, "knock")
         base = dataclasses.replace(base, playouts=playouts, knock_playout_stock=knock_stock)
     if "draw" in off:
-        base = dataclasses.replace(base, playouts=(), chicago_playouts=())
+        base = dataclasses.replace(base, playouts=(), chicago_playouts=(), basic_playouts=())
     if "discard" in off:  # every strong ranking is "clear": no search
         base = dataclasses.replace(base, clear_cost=-math.inf)
     if "knock" in off:  # no sampled risk refuses the strong bot's knock
@@ -93,7 +95,7 @@ def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
     return base
 
 
-GAME_TITLES = {"gin": "Gin", "chicago": "Chicago"}
+GAME_TITLES = {"gin": "Gin", "chicago": "Chicago", "basic": "Basic Rummy"}
 
 
 def hand_value(game: Game, seat: int, action: SeatAction, bots: list[StrongBot],
@@ -199,14 +201,14 @@ def row(label: str, gains: list[float], games: int) -> None:
         return
     mean = statistics.mean(gains)
     half = 1.96 * statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else 0.0
-    print(f"  {label:<20} {len(gains):>10} {mean:>+9.2f} "
+    print(f"  {label:<22} {len(gains):>10} {mean:>+9.2f} "
           f"[{mean - half:+6.2f}, {mean + half:+6.2f}] {sum(gains) / games:>+10.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", choices=("gin", "chicago"), default="gin")
+    parser.add_argument("--game", choices=tuple(GAME_TITLES), default="gin")
     parser.add_argument("--sets", type=int, default=40, help="deal sets (2 games each)")
     parser.add_argument("--rollouts", type=int, default=8, help="rollouts per choice")
     parser.add_argument("--think-ms", type=float, default=20.0, help="the expert's CPU budget")
@@ -217,6 +219,9 @@ def main() -> None:
                         help="play the knock out from this many stock cards up")
     parser.add_argument("--chicago-playouts", default=None,
                         help="Chicago's decisions played out (draw,knock; default: the "
+                             "expert's own)")
+    parser.add_argument("--basic-playouts", default=None,
+                        help="Basic Rummy's decisions played out (draw,discard; default: the "
                              "expert's own)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
@@ -230,6 +235,9 @@ def main() -> None:
     if args.chicago_playouts is not None and "draw" not in off:
         params = dataclasses.replace(params, chicago_playouts=tuple(
             p for p in args.chicago_playouts.split(",") if p))
+    if args.basic_playouts is not None and "draw" not in off:
+        params = dataclasses.replace(params, basic_playouts=tuple(
+            p for p in args.basic_playouts.split(",") if p))
     tasks = [Task(args.game, params, args.seed, d, r, args.rollouts)
              for d in range(args.sets) for r in range(2)]
     start = time.perf_counter()
@@ -256,6 +264,8 @@ def report(results: list[GameResult], args: argparse.Namespace, params: ExpertPa
         if "knock" in params.playouts else "no knock playouts"
     if args.game == "chicago":
         knocks = f"playouts: {','.join(params.chicago_playouts) or 'none'}"
+    if args.game == "basic":
+        knocks = f"playouts: {','.join(params.basic_playouts) or 'none'}"
     print(f"two-seat {GAME_TITLES[args.game]}, expert ({budget}; off: "
           f"{','.join(sorted(off)) or 'none'}; {knocks}) vs strong, "
           f"seed {args.seed}: {games} games, expert won {wins} ({wins / games:.1%}); "
@@ -264,18 +274,20 @@ def report(results: list[GameResult], args: argparse.Namespace, params: ExpertPa
     for r in results:
         for d in r.departures:
             groups.setdefault((d.strong, d.expert), []).append(d.gain)
-    print(f"  {'strong -> expert':<20} {'departures':>10} {'gain/departure [95%]':>26}"
+    print(f"  {'strong -> expert':<22} {'departures':>10} {'gain/departure [95%]':>26}"
           f" {'gain/game':>10}   (baseline: the strong choice, 0)")
     every = [g for gains in groups.values() for g in gains]
     for (strong, expert), gains in [*sorted(groups.items()), (("all", "all"), every)]:
         row(f"{strong} -> {expert}", gains, games)
-    bands: dict[str, list[float]] = {}
+    bands: dict[tuple[str, str], list[float]] = {}
     for r in results:
         for d in r.departures:
             band = "stock < 10" if d.stock < 10 else "stock 10-19" if d.stock < 20 else "stock 20+"
-            bands.setdefault(band, []).append(d.gain)
-    for band in ("stock 20+", "stock 10-19", "stock < 10"):
-        row(band, bands.get(band, []), games)
+            bands.setdefault(("", band), []).append(d.gain)
+            bands.setdefault((d.strong, band), []).append(d.gain)
+    for group in ("", *sorted({s for s, _ in groups})):
+        for band in ("stock 20+", "stock 10-19", "stock < 10"):
+            row(f"{group}{', ' if group else ''}{band}", bands.get((group, band), []), games)
     by_stock: dict[int, list[float]] = {}  # a knock where the other plays on, by 5 stock cards
     for r in results:
         for d in r.departures:

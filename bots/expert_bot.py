@@ -52,6 +52,14 @@ differences are not drowned in the deals' luck.
   and the lowest knock (its showdown on each world) against the strong bot's choice.
   Measured against the strong bot they gained nothing (docs/bots.md), and they cost the
   budget at every draw, so the strong bot's rules stand unless a caller names them.
+- **Two-seat Basic Rummy's draw: playouts** (``basic_playouts``, the draw by default).
+  The top discard against the stock, when the top card could meld with the hand or lay
+  off on the table (or the strong bot would take it), each played to the end of the
+  hand on every world by Basic Rummy's playouts
+  (:class:`~rummyhall.bots.playouts.BasicPlayout`: the table's melds and layoffs as
+  they change, going rummy scored), compared as Gin's draw is. The discard can be
+  played out too (``basic_playouts=("draw", "discard")``); by default it is the
+  sampled feed above.
 - The other games' draws, Chicago's knock, Three Thirteen's going out and Basic Rummy's
   melding are the strong bot's rules.
 
@@ -90,8 +98,8 @@ from rummyhall.rules import (
     knocker_arrangement,
 )
 
-from .playouts import ChicagoPlayout, GinPlayout, SolverMemo
-from .sampling import World, sample_world, unseen_pool
+from .playouts import BasicPlayout, ChicagoPlayout, GinPlayout, SolverMemo
+from .sampling import World, deck_cards, sample_world, unseen_pool
 from .strong_bot import (
     CHICAGO_OPPONENT,
     StrongBot,
@@ -116,6 +124,8 @@ CLOCKS = ("wall", "cpu")
 PLAYOUTS = ("draw", "discard", "knock")
 #: Two-seat Chicago's (``chicago_playouts``).
 CHICAGO_PLAYOUTS = ("draw", "knock")
+#: Two-seat Basic Rummy's (``basic_playouts``).
+BASIC_PLAYOUTS = ("draw", "discard")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +155,7 @@ class ExpertParams:
     playout_knock_risk: float = 0.02  # the playout policy's knock threshold (undercut chance)
     knock_playout_stock: int = 25  # Gin: the knock is played out only with this many stock cards
     chicago_playouts: tuple[str, ...] = ()  # two-seat Chicago's, off: no gain measured
+    basic_playouts: tuple[str, ...] = ("draw",)  # two-seat Basic Rummy's (BASIC_PLAYOUTS)
 
     def __post_init__(self) -> None:
         if not set(self.playouts) <= set(PLAYOUTS):
@@ -152,6 +163,9 @@ class ExpertParams:
         if not set(self.chicago_playouts) <= set(CHICAGO_PLAYOUTS):
             raise ValueError(f"the expert plays out {', '.join(CHICAGO_PLAYOUTS)} in Chicago, "
                              f"not {self.chicago_playouts}")
+        if not set(self.basic_playouts) <= set(BASIC_PLAYOUTS):
+            raise ValueError(f"the expert plays out {', '.join(BASIC_PLAYOUTS)} in Basic "
+                             f"Rummy, not {self.basic_playouts}")
         if self.clock not in CLOCKS:
             raise ValueError(f"the expert's clock is one of {', '.join(CLOCKS)}, "
                              f"not {self.clock!r}")
@@ -314,6 +328,13 @@ class _Search:
             if self.view.phase == "play" and "knock" in chicago and any(
                     isinstance(a, Knock) for a in self.legal):
                 return self.chicago_play(fallback)
+        if self.view.game == "basic" and len(self.others) == 1:
+            basic = self.params.basic_playouts
+            if self.view.phase == "draw" and "draw" in basic:
+                return self.draw_by_playouts(fallback, self.basic_playout())
+            if (self.view.phase == "play" and "discard" in basic
+                    and isinstance(fallback, Discard)):
+                return self.discard_by_playouts(fallback, self.basic_playout())
         plays = self.params.playouts if self.view.game == "gin" and len(self.others) == 1 else ()
         if self.view.phase == "draw" and "draw" in plays:
             return self.draw_by_playouts(fallback, self.playout())
@@ -350,7 +371,7 @@ class _Search:
                           knock_risk=self.params.playout_knock_risk, memo=self.cache)
 
     def draw_by_playouts(self, fallback: SeatAction,
-                         playout: GinPlayout | ChicagoPlayout) -> SeatAction:
+                         playout: GinPlayout | ChicagoPlayout | BasicPlayout) -> SeatAction:
         """The draw (two seats): the top discard or the stock, judged by ``playout``
         (Gin's or Chicago's). A top card that could meld with nothing is left, as the
         playouts would leave it; any other choice of the strong bot (Chicago's rummy)
@@ -444,6 +465,37 @@ class _Search:
         def own(w: World) -> float:
             return playout.score(mine, best_layoffs(w.hands[other], melds, self.rules).points)
         return own
+
+    # ------------------------------------------------------------------ Basic: playouts
+
+    def basic_playout(self) -> BasicPlayout:
+        """Two-seat Basic Rummy's playouts from the table as it stands: whether each seat
+        has melded or laid off before (no more rummy: our memory, the other's melds on
+        the table) and may lay off now."""
+        view, other, turn = self.view, self.others[0], self.turn
+        owns = any(owner == other for owner, _ in view.melds)
+        return BasicPlayout(self.rules, view.options, [m for _, m in view.melds],
+                            deck_cards(view), melded=(self.mem.melded, owns),
+                            may_lay_off=(turn.may_lay_off(self.seat), turn.may_lay_off(other)),
+                            memo=self.cache)
+
+    def discard_by_playouts(self, fallback: Discard, playout: BasicPlayout) -> SeatAction:
+        """The strong bot's best few discards, each played out on the same worlds; its
+        choice stands unless another gains (:meth:`compare`). A clear ranking is kept."""
+        discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
+        ranked = self.turn.ranked_discards(list(discards))
+        if len(ranked) == 1 or (ranked[1][0] - ranked[0][0] >= self.params.clear_cost
+                                and fallback.card == ranked[0][1]):
+            return fallback
+        cards = [c for _, c in ranked[:self.params.playout_candidates]]
+        if fallback.card not in cards:
+            cards.insert(0, fallback.card)
+        other = self.others[0]
+
+        def evaluator(card: Card) -> Callable[[World], float]:
+            kept = _without(self.view.hand, card)
+            return lambda w: playout.after_discard(kept, w.hands[other], w.stock, card)
+        return self.compare([(discards[c], evaluator(c)) for c in cards], fallback)
 
     # ------------------------------------------------------------------ Chicago: playouts
 

@@ -1,4 +1,4 @@
-"""Gin Rummy and Chicago playouts: the rest of a hand played out on one sampled world.
+"""Gin Rummy, Chicago and Basic Rummy playouts: the rest of a hand played out on one sampled world.
 
 Theory of operation
 -------------------
@@ -41,6 +41,19 @@ the knock penalty when the other's count is lower (or equal, with
 opponent's count less the viewer's: what the hand gains the viewer against the other.
 An empty stock ends the playout at 0 (the engine would rebuild it; a hand that long is
 rare, and its end is no one's edge).
+
+Basic Rummy (two seats, :class:`BasicPlayout`) is played on the table as it changes,
+since there a hand is won on the table: each turn the mover draws (the top discard when
+it lays off on a table meld, or as above), lays off every card that fits a table meld
+and is deadwood (one at a time, the first meld it fits, so that a run's new ends take
+the next ones), lays down the melds of a best arrangement of what is left, and discards
+the card leaving the least deadwood. Melds laid in the playout take layoffs like the
+table's own. An empty hand goes out: the other seat pays every card it holds, doubled
+(or 10 more) when the winner goes rummy, having melded and laid off nothing in an
+earlier turn, as the table's ``rummy_bonus`` says; ``must_discard_to_go_out`` and the
+taken card that may not be discarded bind the policy as they bind a player. The engine
+playing this policy scores exactly what the playout scores (tested). An empty stock
+ends the playout at 0, as in Chicago.
 """
 
 from __future__ import annotations
@@ -56,6 +69,7 @@ from rummyhall.rules import (
     best_layoffs,
     deadwood_points,
     discard_deadwoods,
+    layoff_cards,
 )
 from rummyhall.rules import best_discard as solver_best_discard
 
@@ -350,4 +364,177 @@ class ChicagoPlayout:
                 return sign * self.showdown(left, waiting)
             mover, waiting, top, seat, sign, drawn = waiting, kept, card, 1 - seat, -sign, None
             counts = (counts[1], left)
+        return 0
+
+
+class BasicPlayout:
+    """The playouts of one two-seat Basic Rummy decision (see the module docstring).
+
+    ``table`` is the table's melds as they stand; ``deck`` the deck's cards (what a meld
+    may take); ``melded`` whether the viewer and the opponent have melded or laid off in
+    an earlier turn (no more rummy for them); ``may_lay_off`` whether each may lay off
+    now (a table may ask a seat to meld first).
+    """
+
+    def __init__(self, rules: MeldRules, options: Mapping[str, bool | int | str],
+                 table: Sequence[Sequence[Card]], deck: Sequence[Card], *,
+                 melded: tuple[bool, bool] = (False, False),
+                 may_lay_off: tuple[bool, bool] = (True, True),
+                 memo: SolverMemo | None = None, max_turns: int = 60) -> None:
+        self.rules = rules
+        self.memo = memo or SolverMemo(rules)
+        self.deck = tuple(deck)
+        self.forbid = bool(options.get("forbid_discarding_taken_card", True))
+        self.must_discard = bool(options.get("must_discard_to_go_out", False))
+        self.own_meld_first = bool(options.get("layoff_requires_own_meld", False))
+        self.bonus = str(options.get("rummy_bonus", "double"))
+        self.max_turns = max_turns
+        self.start_table = [tuple(m) for m in table]
+        self.start_fits = [frozenset(layoff_cards(m, self.deck, rules)) for m in self.start_table]
+        self.start_layable = frozenset().union(*self.start_fits)
+        self.melded = melded
+        self.may_lay_off = may_lay_off
+
+    def may_meld(self, top: Card, hand: Sequence[Card]) -> bool:
+        """Whether the viewer could use ``top``: it lays off on the table, or it could
+        meld with ``hand`` (:func:`related`)."""
+        return (self.may_lay_off[0] and top in self.start_layable) or related(top, hand)
+
+    def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
+                  stock: Sequence[Card], top: Card | None, take: bool) -> int:
+        """The viewer draws (``take``: the top discard, else the stock), then plays on."""
+        return from_draw(self, mine, theirs, stock, top=top, take=take)
+
+    def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
+                   top: Card | None, drawn: Card, forbidden: Card | None) -> int:
+        """The viewer has drawn ``drawn``: the hand played on (see :func:`from_draw`)."""
+        return BasicHand(self, mine, theirs, stock).play(0, top, drawn, forbidden)
+
+    def after_discard(self, mine: Sequence[Card], theirs: Sequence[Card],
+                      stock: Sequence[Card], top: Card) -> int:
+        """The viewer has just discarded ``top`` keeping ``mine``: the opponent moves next."""
+        return BasicHand(self, list(mine), list(theirs), list(stock)).play(1, top, None, None)
+
+    def score(self, loser: Sequence[Card], rummy: bool) -> int:
+        """What going out gains against ``loser``'s cards (all of them count), going
+        rummy or not, as the table's bonus says."""
+        points = self.rules.points
+        count = sum(points(c) for c in loser)
+        if rummy and self.bonus == "double":
+            return 2 * count
+        if rummy and self.bonus == "plus_10":
+            return count + 10
+        return count
+
+
+class BasicHand:
+    """One Basic Rummy playout: both hands, the stock and the table as they change.
+
+    Each turn the mover draws (the top discard when it lays off on the table, or when it
+    could meld and the best discard after it leaves less deadwood than the hand holds:
+    :func:`take_choice`), lays off each card that fits the table and is deadwood (the
+    first meld it fits, in table order, again while any fits), lays down the melds of a
+    best arrangement of what is left, and discards the card leaving the least deadwood;
+    an empty hand goes out, and the other seat pays every card it holds.
+    """
+
+    def __init__(self, playout: BasicPlayout, mine: list[Card], theirs: list[Card],
+                 stock: list[Card]) -> None:
+        self.p = playout
+        self.hands = [mine, theirs]
+        self.stock = stock
+        self.table = list(playout.start_table)
+        self.fits = list(playout.start_fits)
+        self.melded = list(playout.melded)
+        self.may_lay_off = list(playout.may_lay_off)
+
+    def layable(self, card: Card, seat: int) -> int | None:
+        """The first table meld ``seat`` may lay ``card`` off on, or None."""
+        if not self.may_lay_off[seat]:
+            return None
+        for i, fits in enumerate(self.fits):
+            if card in fits:
+                return i
+        return None
+
+    def takes(self, hand: Sequence[Card], top: Card, seat: int) -> bool:
+        if self.layable(top, seat) is not None:
+            return True
+        if not related(top, hand):
+            return False
+        memo, forbid = self.p.memo, self.p.forbid
+        return memo.best_discard((*hand, top), top if forbid else None)[1] < memo.dd(hand)
+
+    def may_leave(self, rest: Sequence[Card], forbidden: Card | None) -> bool:
+        """Whether a turn may go on to a discard, or end, holding ``rest``."""
+        if not rest:
+            return not self.p.must_discard
+        return not (len(rest) == 1 and rest[0] == forbidden)
+
+    def lay_off(self, hand: list[Card], seat: int, forbidden: Card | None) -> bool:
+        """Lay off one card of ``hand``'s deadwood that fits the table; True if one was."""
+        p = self.p
+        memo, points = p.memo, p.rules.points
+        for card in hand:
+            i = self.layable(card, seat)
+            if i is None:
+                continue
+            rest = [c for c in hand if c != card]
+            if not self.may_leave(rest, forbidden) or (
+                    rest and memo.dd(rest) != memo.dd(hand) - points(card)):
+                continue  # (it serves a meld in hand, or the turn could not end)
+            hand.remove(card)
+            meld = self.table[i] = (*self.table[i], card)
+            self.fits[i] = frozenset(layoff_cards(meld, p.deck, p.rules))
+            return True
+        return False
+
+    def meld(self, hand: list[Card], seat: int, forbidden: Card | None) -> bool:
+        """Lay down one meld of a best arrangement of ``hand``; True if one was."""
+        p = self.p
+        points = p.rules.points
+        if p.memo.dd(hand) == sum(points(c) for c in hand):
+            return False  # nothing melds
+        for meld in best_arrangement(hand, p.rules).melds:
+            rest = [c for c in hand if c not in meld]
+            if not self.may_leave(rest, forbidden):
+                continue
+            hand[:] = rest
+            self.table.append(tuple(meld))
+            self.fits.append(frozenset(layoff_cards(meld, p.deck, p.rules)))
+            self.may_lay_off[seat] = True
+            return True
+        return False
+
+    def play(self, seat: int, top: Card | None, drawn: Card | None,
+             forbidden: Card | None) -> int:
+        """Alternate turns from ``seat``'s draw (0: the viewer) and return the viewer's
+        points: what it gains going out, less what it pays when the other does; 0 when
+        the stock runs out or after ``max_turns`` turns. With ``drawn``, ``seat`` has
+        drawn it (``forbidden``: the card it may not discard)."""
+        p = self.p
+        memo = p.memo
+        for _ in range(p.max_turns + (drawn is not None)):
+            hand = self.hands[seat]
+            if drawn is None:
+                if top is not None and self.takes(hand, top, seat):
+                    drawn, forbidden = top, (top if p.forbid else None)
+                else:
+                    if not self.stock:
+                        return 0
+                    drawn, forbidden = self.stock.pop(), None
+            hand.append(drawn)
+            played = False
+            while self.lay_off(hand, seat, forbidden) or self.meld(hand, seat, forbidden):
+                played = True
+            if hand:
+                card, _ = memo.best_discard(hand, forbidden if forbidden in hand else None)
+                hand.remove(card)
+                top = card
+            if not hand:
+                gain = p.score(self.hands[1 - seat], not self.melded[seat])
+                return gain if seat == 0 else -gain
+            if played:
+                self.melded[seat] = True
+            seat, drawn = 1 - seat, None
         return 0

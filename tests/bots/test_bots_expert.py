@@ -7,6 +7,7 @@ import random
 import statistics
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, exper
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
 from rummyhall.bots.evaluation import run_windows
 from rummyhall.bots.expert_bot import GIN_HELD, PLAYOUTS, WorldBudget
-from rummyhall.bots.playouts import related
+from rummyhall.bots.playouts import BasicPlayout, related
 from rummyhall.bots.sampling import (
     contradictions,
     deck_cards,
@@ -458,3 +459,42 @@ def test_a_discard_the_next_seat_can_lay_off_keeps_its_danger(
     monkeypatch.setattr(expert_bot._Search, "feeds",
                         lambda self, world, cards, kept: [0.0] * len(cards))
     assert expert.choose(view, legal) == Discard(0, Card.parse("9c"))
+
+
+def test_two_seat_basic_rummys_draws_and_discards_may_be_judged_by_playouts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``basic_playouts`` names the decisions searched by playouts in two-seat Basic
+    Rummy: with none, the draws stand unsearched; with the draw (the default), draws
+    whose top card could be used are searched, and some answers differ from the strong
+    bot's; with the discard, discards are played out too. Every answer is legal."""
+    played_out = 0
+    after_discard = BasicPlayout.after_discard
+
+    def counted(self: BasicPlayout, *args: Any) -> int:
+        nonlocal played_out
+        played_out += 1
+        return after_discard(self, *args)
+    monkeypatch.setattr(BasicPlayout, "after_discard", counted)
+    draws: dict[tuple[str, ...], int] = {}
+    discards: dict[tuple[str, ...], int] = {}
+    departures = 0
+    for plays in ((), ("draw",), ("draw", "discard")):
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=6, basic_playouts=plays,
+                                        clear_cost=math.inf), random.Random(4))
+        draws[plays] = played_out = 0
+        for seed in range(1, 7):
+            strong = StrongBot()  # seat 0's own player: the same views, the same memory
+            for game, view in views_of_seat("basic", 2, seed):
+                legal = game.legal_actions()
+                action, plain = expert.choose(view, legal), strong.choose(view, legal)
+                assert action in legal
+                if view.phase == "draw":
+                    draws[plays] += expert.last_worlds
+                    departures += action != plain
+        discards[plays] = played_out
+    assert draws[()] == 0 < draws["draw",]
+    assert discards[()] == discards["draw",] == 0 < discards["draw", "discard"]
+    assert departures > 0
+    assert ExpertParams().basic_playouts == ("draw",)
+    with pytest.raises(ValueError, match="in Basic Rummy"):
+        ExpertParams(basic_playouts=("knock",))
