@@ -52,14 +52,16 @@ differences are not drowned in the deals' luck.
   and the lowest knock (its showdown on each world) against the strong bot's choice.
   Measured against the strong bot they gained nothing (docs/bots.md), and they cost the
   budget at every draw, so the strong bot's rules stand unless a caller names them.
-- **Two-seat Basic Rummy's draw: playouts** (``basic_playouts``, the draw by default).
-  The top discard against the stock, when the top card could meld with the hand or lay
-  off on the table (or the strong bot would take it), each played to the end of the
-  hand on every world by Basic Rummy's playouts
+- **Two-seat Basic Rummy's draw and discard: playouts** (``basic_playouts``, both by
+  default). The top discard against the stock, when the top card could meld with the
+  hand or lay off on the table (or the strong bot would take it), and the strong bot's
+  best few discards (``playout_candidates``, unless its ranking is clear), each played
+  to the end of the hand on every world by Basic Rummy's playouts
   (:class:`~rummyhall.bots.playouts.BasicPlayout`: the table's melds and layoffs as
-  they change, going rummy scored), compared as Gin's draw is. The discard can be
-  played out too (``basic_playouts=("draw", "discard")``); by default it is the
-  sampled feed above.
+  they change, going rummy scored), compared as Gin's draw is. Valued on the true
+  cards, the draw's departures gain about a point each and the discard's about
+  nothing, where the sampled feed's lost a little (docs/bots.md); with
+  ``basic_playouts=("draw",)`` the discard is the sampled feed's.
 - The other games' draws, Chicago's knock, Three Thirteen's going out and Basic Rummy's
   melding are the strong bot's rules.
 
@@ -99,7 +101,7 @@ from rummyhall.rules import (
 )
 
 from .playouts import BasicPlayout, ChicagoPlayout, GinPlayout, SolverMemo
-from .sampling import World, deck_cards, sample_world, unseen_pool
+from .sampling import World, dealt_size, deck_cards, sample_world, unseen_pool
 from .strong_bot import (
     CHICAGO_OPPONENT,
     StrongBot,
@@ -155,7 +157,7 @@ class ExpertParams:
     playout_knock_risk: float = 0.02  # the playout policy's knock threshold (undercut chance)
     knock_playout_stock: int = 25  # Gin: the knock is played out only with this many stock cards
     chicago_playouts: tuple[str, ...] = ()  # two-seat Chicago's, off: no gain measured
-    basic_playouts: tuple[str, ...] = ("draw",)  # two-seat Basic Rummy's (BASIC_PLAYOUTS)
+    basic_playouts: tuple[str, ...] = ("draw", "discard")  # two-seat Basic's (BASIC_PLAYOUTS)
 
     def __post_init__(self) -> None:
         if not set(self.playouts) <= set(PLAYOUTS):
@@ -470,12 +472,15 @@ class _Search:
 
     def basic_playout(self) -> BasicPlayout:
         """Two-seat Basic Rummy's playouts from the table as it stands: whether each seat
-        has melded or laid off before (no more rummy: our memory, the other's melds on
-        the table) and may lay off now."""
-        view, other, turn = self.view, self.others[0], self.turn
-        owns = any(owner == other for owner, _ in view.melds)
-        return BasicPlayout(self.rules, view.options, [m for _, m in view.melds],
-                            deck_cards(view), melded=(self.mem.melded, owns),
+        has melded or laid off before (no more rummy: our memory, this turn's plays
+        included; the other's hand below the deal's size, since a turn without a play
+        leaves it as it was) and may lay off now."""
+        view, other, turn, mem = self.view, self.others[0], self.turn, self.mem
+        deck = deck_cards(view)
+        dealt = dealt_size(view)
+        return BasicPlayout(self.rules, view.options, [m for _, m in view.melds], deck,
+                            melded=(mem.melded or mem.melded_this_turn,
+                                    view.hand_sizes[other] < dealt),
                             may_lay_off=(turn.may_lay_off(self.seat), turn.may_lay_off(other)),
                             memo=self.cache)
 

@@ -46,14 +46,17 @@ Basic Rummy (two seats, :class:`BasicPlayout`) is played on the table as it chan
 since there a hand is won on the table: each turn the mover draws (the top discard when
 it lays off on a table meld, or as above), lays off every card that fits a table meld
 and is deadwood (one at a time, the first meld it fits, so that a run's new ends take
-the next ones), lays down the melds of a best arrangement of what is left, and discards
-the card leaving the least deadwood. Melds laid in the playout take layoffs like the
-table's own. An empty hand goes out: the other seat pays every card it holds, doubled
-(or 10 more) when the winner goes rummy, having melded and laid off nothing in an
-earlier turn, as the table's ``rummy_bonus`` says; ``must_discard_to_go_out`` and the
-taken card that may not be discarded bind the policy as they bind a player. The engine
-playing this policy scores exactly what the playout scores (tested). An empty stock
-ends the playout at 0, as in Chicago.
+the next ones), lays down the melds of a best arrangement of what is left (one a turn
+where the table says so), and discards the card leaving the least deadwood. Melds laid
+in the playout take layoffs like the table's own. An empty hand goes out: the other
+seat pays every card it holds, doubled (or 10 more) when the winner goes rummy, having
+melded and laid off nothing in an earlier turn, as the table's ``rummy_bonus`` says;
+``must_discard_to_go_out`` and the taken card that may not be discarded bind the policy
+as they bind a player. The engine playing this policy scores exactly what the playout
+scores (tested; with ``scoring_mode`` ``low_score_wins`` the engine's points are a cost,
+and the playout's value is the other's cost less ours, the same number). An empty stock
+ends the playout at 0, as in Chicago (the engine rebuilds it, or ends the hand at its
+``stock_exhaustion_limit``).
 """
 
 from __future__ import annotations
@@ -386,7 +389,7 @@ class BasicPlayout:
         self.deck = tuple(deck)
         self.forbid = bool(options.get("forbid_discarding_taken_card", True))
         self.must_discard = bool(options.get("must_discard_to_go_out", False))
-        self.own_meld_first = bool(options.get("layoff_requires_own_meld", False))
+        self.one_meld = bool(options.get("one_meld_per_turn", False))
         self.bonus = str(options.get("rummy_bonus", "double"))
         self.max_turns = max_turns
         self.start_table = [tuple(m) for m in table]
@@ -412,7 +415,10 @@ class BasicPlayout:
 
     def after_discard(self, mine: Sequence[Card], theirs: Sequence[Card],
                       stock: Sequence[Card], top: Card) -> int:
-        """The viewer has just discarded ``top`` keeping ``mine``: the opponent moves next."""
+        """The viewer has just discarded ``top`` keeping ``mine``: the opponent moves next
+        (unless that discard went out)."""
+        if not mine:
+            return self.score(theirs, not self.melded[0])
         return BasicHand(self, list(mine), list(theirs), list(stock)).play(1, top, None, None)
 
     def score(self, loser: Sequence[Card], rummy: bool) -> int:
@@ -447,6 +453,7 @@ class BasicHand:
         self.fits = list(playout.start_fits)
         self.melded = list(playout.melded)
         self.may_lay_off = list(playout.may_lay_off)
+        self.melds_this_turn = 0
 
     def layable(self, card: Card, seat: int) -> int | None:
         """The first table meld ``seat`` may lay ``card`` off on, or None."""
@@ -490,10 +497,12 @@ class BasicHand:
         return False
 
     def meld(self, hand: list[Card], seat: int, forbidden: Card | None) -> bool:
-        """Lay down one meld of a best arrangement of ``hand``; True if one was."""
+        """Lay down one meld of a best arrangement of ``hand`` (none once the turn has
+        melded, where the table allows one meld a turn); True if one was."""
         p = self.p
         points = p.rules.points
-        if p.memo.dd(hand) == sum(points(c) for c in hand):
+        if (p.one_meld and self.melds_this_turn) or p.memo.dd(hand) == sum(
+                points(c) for c in hand):
             return False  # nothing melds
         for meld in best_arrangement(hand, p.rules).melds:
             rest = [c for c in hand if c not in meld]
@@ -503,6 +512,7 @@ class BasicHand:
             self.table.append(tuple(meld))
             self.fits.append(frozenset(layoff_cards(meld, p.deck, p.rules)))
             self.may_lay_off[seat] = True
+            self.melds_this_turn += 1
             return True
         return False
 
@@ -525,6 +535,7 @@ class BasicHand:
                     drawn, forbidden = self.stock.pop(), None
             hand.append(drawn)
             played = False
+            self.melds_this_turn = 0
             while self.lay_off(hand, seat, forbidden) or self.meld(hand, seat, forbidden):
                 played = True
             if hand:

@@ -58,6 +58,20 @@ def deck_cards(view: SeatView) -> tuple[Card, ...]:
     return cards
 
 
+_DEALT: dict[tuple[str, tuple[tuple[str, object], ...], int], int] = {}
+
+
+def dealt_size(view: SeatView) -> int:
+    """How many cards each seat of the view's hand was dealt (the first round's, in Three
+    Thirteen)."""
+    key = (view.game, tuple(sorted(view.options.items())), view.players)
+    size = _DEALT.get(key)
+    if size is None:
+        game = new_game(view.game, dict(view.options), players=view.players)
+        size = _DEALT[key] = game.hand_size()
+    return size
+
+
 @dataclass(frozen=True, slots=True)
 class World:
     """One determinization: every seat's hand (the viewer's is its own) and the stock."""

@@ -24,9 +24,10 @@ from rummyhall.bots.sampling import (
     unseen_pool,
 )
 from rummyhall.bots.selfplay import play_game
-from rummyhall.bots.strong_bot import GIN_OPPONENT, interpolate
+from rummyhall.bots.strong_bot import GIN_OPPONENT, StrongTurn, interpolate
 from rummyhall.bots.tracking import Tracker
 from rummyhall.rules import (
+    BasicRummy,
     Card,
     Discard,
     DrawStock,
@@ -464,9 +465,10 @@ def test_a_discard_the_next_seat_can_lay_off_keeps_its_danger(
 def test_two_seat_basic_rummys_draws_and_discards_may_be_judged_by_playouts(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``basic_playouts`` names the decisions searched by playouts in two-seat Basic
-    Rummy: with none, the draws stand unsearched; with the draw (the default), draws
-    whose top card could be used are searched, and some answers differ from the strong
-    bot's; with the discard, discards are played out too. Every answer is legal."""
+    Rummy: with none, the draws stand unsearched; with the draw, draws whose top card
+    could be used are searched, and some answers differ from the strong bot's; with the
+    discard too (the default), discards are played out, some differing. Every answer is
+    legal."""
     played_out = 0
     after_discard = BasicPlayout.after_discard
 
@@ -477,7 +479,7 @@ def test_two_seat_basic_rummys_draws_and_discards_may_be_judged_by_playouts(
     monkeypatch.setattr(BasicPlayout, "after_discard", counted)
     draws: dict[tuple[str, ...], int] = {}
     discards: dict[tuple[str, ...], int] = {}
-    departures = 0
+    departures = other_discards = 0
     for plays in ((), ("draw",), ("draw", "discard")):
         expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=6, basic_playouts=plays,
                                         clear_cost=math.inf), random.Random(4))
@@ -491,10 +493,35 @@ def test_two_seat_basic_rummys_draws_and_discards_may_be_judged_by_playouts(
                 if view.phase == "draw":
                     draws[plays] += expert.last_worlds
                     departures += action != plain
+                elif "discard" in plays and isinstance(plain, Discard):
+                    other_discards += action != plain
         discards[plays] = played_out
     assert draws[()] == 0 < draws["draw",]
     assert discards[()] == discards["draw",] == 0 < discards["draw", "discard"]
-    assert departures > 0
-    assert ExpertParams().basic_playouts == ("draw",)
+    assert departures > 0 and other_discards > 0
+    assert ExpertParams().basic_playouts == ("draw", "discard")
     with pytest.raises(ValueError, match="in Basic Rummy"):
         ExpertParams(basic_playouts=("knock",))
+
+
+def test_basic_rummys_playouts_know_who_may_still_go_rummy() -> None:
+    # Going rummy needs a hand with nothing melded or laid off in an earlier turn. The
+    # playouts of a decision start from what the seat knows: our memory (this turn's
+    # plays count: a playout after our discard goes out in a later turn) and, for the
+    # other seat, its hand below the deal's size (a turn without a play leaves it so),
+    # which catches a seat that only laid off on our melds. The engine's own flags agree.
+    mid_turn = layoffs_only = 0
+    for seed in range(1, 13):
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=1), random.Random(seed))
+        for game, view in views_of_seat("basic", 2, seed):
+            assert isinstance(game, BasicRummy)
+            legal = game.legal_actions()
+            mem = expert.strong.tracker.observe(view)
+            turn = StrongTurn(expert.strong, view, legal, mem)
+            search = expert_bot._Search(expert, turn, mem, lambda: 0.0)
+            ours = game.melded_before[0] or game.played_this_turn
+            assert search.basic_playout().melded == (ours, game.melded_before[1])
+            mid_turn += game.played_this_turn and not game.melded_before[0]
+            layoffs_only += game.melded_before[1] and not any(m.owner == 1 for m in game.melds)
+            expert.strong.tracker.record(view, turn.decide())  # (what seat 0 plays)
+    assert mid_turn and layoffs_only

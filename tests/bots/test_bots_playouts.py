@@ -270,6 +270,9 @@ class BasicPolicyBot:
     """Basic Rummy's playout policy as a bot: one layoff or meld at a time, as the
     playout makes them, then its discard."""
 
+    def __init__(self) -> None:
+        self.melded = [0, 0]  # melds each seat made this turn
+
     def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
         assert view is not None and view.seat is not None
         seat = view.seat
@@ -279,7 +282,9 @@ class BasicPolicyBot:
         playout = BasicPlayout(view_meld_rules(view), view.options, table, deck_cards(view),
                                may_lay_off=(may, may))
         hand = BasicHand(playout, list(view.hand), [], [])
+        hand.melds_this_turn = self.melded[seat]
         if view.phase == "draw":
+            self.melded[seat] = 0
             take = hand.takes(view.hand, view.discard_pile[-1], 0)
             return DrawDiscard(seat) if take else DrawStock(seat)
         cards = list(view.hand)
@@ -289,20 +294,23 @@ class BasicPolicyBot:
             (card,) = set(view.hand) - set(cards)
             return LayOff(seat, (card,), i)
         if hand.meld(cards, 0, forbidden):
+            self.melded[seat] += 1
             return Meld(seat, hand.table[-1])
         card, _ = playout.memo.best_discard(cards, forbidden if forbidden in cards else None)
         return Discard(seat, card)
 
 
-@pytest.mark.parametrize("options", [{}, {"layoff_requires_own_meld": True},
-                                     {"rummy_bonus": "plus_10", "must_discard_to_go_out": True}])
+@pytest.mark.parametrize("options", [
+    {}, {"layoff_requires_own_meld": True},
+    {"rummy_bonus": "plus_10", "must_discard_to_go_out": True},
+    {"one_meld_per_turn": True, "scoring_mode": "low_score_wins", "ace_mode": "high_or_low"}])
 def test_a_basic_playout_scores_what_the_engine_scores_for_the_same_play(
         options: dict[str, object]) -> None:
     # From one of seat 0's first four draws (strong bots before it: melds on the table,
     # cards taken), the playout of each draw choice, tracking the table's melds and
     # layoffs, and the engine playing the same policy on the true hidden cards end the
-    # hand with the same points (going rummy included), unless the stock runs out first
-    # (the playout stops there).
+    # hand with the same points (going rummy included; where the points are a cost, the
+    # other's less ours), unless the stock runs out first (the playout stops there).
     compared = rummies = 0
     for seed in range(40):
         for take in (True, False):
@@ -325,7 +333,10 @@ def test_a_basic_playout_scores_what_the_engine_scores_for_the_same_play(
             game.apply(DrawDiscard(0) if take else DrawStock(0))
             if play_out(game, BasicPolicyBot()) and not game.exhaustions:
                 result = game.results[-1]
-                assert value == result.points[0] - result.points[1], (seed, take)
+                gain = result.points[0] - result.points[1]  # (low_score_wins: a cost)
+                assert value == (-gain if game.options.scoring_mode == "low_score_wins"
+                                 else gain), (seed, take)
                 compared += 1
                 rummies += result.outcome == "rummy"
-    assert compared >= 40 and rummies
+    # (one meld a turn: going out in one turn takes a hand of one meld, rare)
+    assert compared >= 40 and (rummies or options.get("one_meld_per_turn"))
