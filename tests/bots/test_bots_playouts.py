@@ -104,7 +104,7 @@ class EndedFirst(Exception):
     """The hand ended before the turn asked for."""
 
 
-def play_out(game: Game, bot: PolicyBot) -> bool:
+def play_out(game: Game, bot: PolicyBot | BasicPolicyBot) -> bool:
     """The engine plays the rest of the hand with ``bot`` at both seats; True if it was
     scored (else it ended dead or void)."""
     scored = len(game.results)
