@@ -60,8 +60,8 @@ differences are not drowned in the deals' luck.
   (:class:`~rummyhall.bots.playouts.BasicPlayout`: the table's melds and layoffs as
   they change, going rummy scored), compared as Gin's draw is. Valued on the true
   cards, the draw's departures gain about a point each and the discard's about
-  nothing, where the sampled feed's lost a little (docs/bots.md); with
-  ``basic_playouts=("draw",)`` the discard is the sampled feed's.
+  nothing, as the sampled feed's did (docs/bots.md); with ``basic_playouts=("draw",)``
+  the discard is the sampled feed's.
 - The other games' draws, Chicago's knock, Three Thirteen's going out and Basic Rummy's
   melding are the strong bot's rules.
 
