@@ -411,9 +411,7 @@ class _Search:
         elif isinstance(fallback, Knock):
             return self.run_knock(fallback)
         home = fallback.card if isinstance(fallback, Discard) else ranked[0][1]
-        clear = len(ranked) == 1 or (ranked[1][0] - ranked[0][0] >= self.params.clear_cost
-                                     and home == ranked[0][1])
-        if knock is None and clear:
+        if knock is None and self.clear_ranking(ranked, home):
             return fallback  # a clear discard, nothing to knock with
         width = self.params.playout_candidates if "discard" in plays else 1
         cards = [c for _, c in ranked[:width]]
@@ -428,7 +426,14 @@ class _Search:
             return self.compare(cands, fallback)
         return self.compare(cands, discards[home])
 
-    def discard_evaluator(self, card: Card, playout: GinPlayout) -> Callable[[World], float]:
+    def clear_ranking(self, ranked: Sequence[tuple[float, Card]], home: Card) -> bool:
+        """True if the strong bot's discard ``home`` needs no search: the only one, or
+        first in its ranking by ``clear_cost`` points."""
+        return len(ranked) == 1 or (ranked[1][0] - ranked[0][0] >= self.params.clear_cost
+                                    and home == ranked[0][1])
+
+    def discard_evaluator(self, card: Card, playout: GinPlayout | ChicagoPlayout | BasicPlayout
+                          ) -> Callable[[World], float]:
         """The playout of the hand after discarding ``card``, on a world."""
         kept = _without(self.view.hand, card)
         other = self.others[0]
@@ -489,18 +494,13 @@ class _Search:
         choice stands unless another gains (:meth:`compare`). A clear ranking is kept."""
         discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
         ranked = self.turn.ranked_discards(list(discards))
-        if len(ranked) == 1 or (ranked[1][0] - ranked[0][0] >= self.params.clear_cost
-                                and fallback.card == ranked[0][1]):
+        if self.clear_ranking(ranked, fallback.card):
             return fallback
         cards = [c for _, c in ranked[:self.params.playout_candidates]]
         if fallback.card not in cards:
             cards.insert(0, fallback.card)
-        other = self.others[0]
-
-        def evaluator(card: Card) -> Callable[[World], float]:
-            kept = _without(self.view.hand, card)
-            return lambda w: playout.after_discard(kept, w.hands[other], w.stock, card)
-        return self.compare([(discards[c], evaluator(c)) for c in cards], fallback)
+        return self.compare([(discards[c], self.discard_evaluator(c, playout)) for c in cards],
+                            fallback)
 
     # ------------------------------------------------------------------ Chicago: playouts
 
@@ -533,12 +533,8 @@ class _Search:
             left = self.cache.dd(_without(self.view.hand, k.card))
             return lambda w: playout.showdown(left, w.hands[other])
 
-        kept = _without(self.view.hand, card)
         cands: list[tuple[SeatAction, Callable[[World], float]]] = [
-            (knock, showdown(knock)),
-            (discards[card], lambda w: playout.after_discard(kept, w.hands[other], w.stock,
-                                                             card)),
-        ]
+            (knock, showdown(knock)), (discards[card], self.discard_evaluator(card, playout))]
         if isinstance(home, Knock) and home != knock:
             cands.append((home, showdown(home)))
         return self.compare(cands, home)
@@ -608,8 +604,7 @@ class _Search:
         ranked = self.turn.ranked_discards(list(discards))
         if fallback is None:
             fallback = discards[ranked[0][1]]
-        if len(ranked) == 1 or (ranked[1][0] - ranked[0][0] >= self.params.clear_cost
-                                and fallback.card == ranked[0][1]):
+        if self.clear_ranking(ranked, fallback.card):
             return fallback
         w = self.turn.params.danger_weight
         short = ranked[:self.params.candidates]
