@@ -40,36 +40,21 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
-from rummyhall.rules import Card, MeldRules, SeatView, deadwood_points, new_game
+from rummyhall.rules import Card, MeldRules, SeatView, deadwood_points
 
 from .evaluation import RUN_WINDOWS, face_mask, meld_completions
-from .tracking import HandMemory
-
-_DECK_CARDS: dict[tuple[str, tuple[tuple[str, object], ...], int], tuple[Card, ...]] = {}
+from .tracking import HandMemory, table_facts
 
 
 def deck_cards(view: SeatView) -> tuple[Card, ...]:
     """Every card of the deck the view's hand was dealt from, in canonical order."""
-    key = (view.game, tuple(sorted(view.options.items())), view.players)
-    cards = _DECK_CARDS.get(key)
-    if cards is None:
-        cards = _DECK_CARDS[key] = tuple(
-            new_game(view.game, dict(view.options), players=view.players).shuffle_cards())
-    return cards
-
-
-_DEALT: dict[tuple[str, tuple[tuple[str, object], ...], int], int] = {}
+    return table_facts(view)[0]
 
 
 def dealt_size(view: SeatView) -> int:
     """How many cards each seat of the view's hand was dealt (the first round's, in Three
     Thirteen)."""
-    key = (view.game, tuple(sorted(view.options.items())), view.players)
-    size = _DEALT.get(key)
-    if size is None:
-        game = new_game(view.game, dict(view.options), players=view.players)
-        size = _DEALT[key] = game.hand_size()
-    return size
+    return table_facts(view)[1]
 
 
 @dataclass(frozen=True, slots=True)

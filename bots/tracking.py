@@ -35,20 +35,30 @@ from dataclasses import dataclass, field
 from rummyhall.rules import Card, SeatAction, SeatView, new_game
 
 # Deck composition per (game, options, players): the face counts of every card in play.
-_DECKS: dict[tuple[str, tuple[tuple[str, object], ...], int], tuple[int, ...]] = {}
+_TABLE_FACTS: dict[tuple[str, tuple[tuple[str, object], ...], int],
+                   tuple[tuple[Card, ...], int, tuple[int, ...]]] = {}
+
+
+def table_facts(view: SeatView) -> tuple[tuple[Card, ...], int, tuple[int, ...]]:
+    """What the view's table deals, from one new game made once per game, options and
+    seat count: the deck (canonical order), the deal's size (the first round's, in
+    Three Thirteen) and how many cards of each face (``card & 63``) the deck holds (64
+    entries)."""
+    key = (view.game, tuple(sorted(view.options.items())), view.players)
+    facts = _TABLE_FACTS.get(key)
+    if facts is None:
+        game = new_game(view.game, dict(view.options), players=view.players)
+        deck = tuple(game.shuffle_cards())
+        faces = [0] * 64
+        for card in deck:
+            faces[card & 63] += 1
+        facts = _TABLE_FACTS[key] = (deck, game.hand_size(), tuple(faces))
+    return facts
 
 
 def deck_faces(view: SeatView) -> tuple[int, ...]:
     """How many cards of each face (``card & 63``) the game's deck holds (64 entries)."""
-    key = (view.game, tuple(sorted(view.options.items())), view.players)
-    counts = _DECKS.get(key)
-    if counts is None:
-        deck = new_game(view.game, dict(view.options), players=view.players).shuffle_cards()
-        table = [0] * 64
-        for card in deck:
-            table[card & 63] += 1
-        counts = _DECKS[key] = tuple(table)
-    return counts
+    return table_facts(view)[2]
 
 
 @dataclass
