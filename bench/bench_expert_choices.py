@@ -1,9 +1,12 @@
 """Where the expert departs from the strong bot (two seats), and what each departure is worth.
 
-    python bench/bench_expert_choices.py [--game gin|chicago|basic] [--sets 40] [--rollouts 8]
+    python bench/bench_expert_choices.py [--game gin|chicago|basic|three_thirteen]
+                                         [--sets 40] [--rollouts 8]
                                          [--think-ms 20]
                                          [--expert-worlds N] [--off draw,discard,knock]
                                          [--knock-stock N] [--chicago-playouts draw,knock]
+                                         [--basic-playouts draw,discard]
+                                         [--thirteen-playouts draw,discard]
                                          [--jobs 2] [--seed 1] [--every N]
 
 An arena game's win rate moves only where the expert's choice differs from the strong
@@ -15,8 +18,9 @@ two differ it values both choices on the *true* cards: ``--rollouts`` copies of 
 each with the stock reshuffled (the one thing neither seat knows), play the rest of the
 hand with the strong bot at both seats after each choice, on the same shuffles. The
 expert's gain is the mean difference of its seat's points minus the opponent's over the
-hand (what the hand's result gives them; in Chicago, whose points are a cost, the
-opponent's minus its own; in Basic Rummy the winner's points, plus or minus), the strong
+hand (what the hand's result gives them; in Chicago and Three Thirteen, whose points
+are a cost, the opponent's minus its own; in Basic Rummy the winner's points, plus or
+minus; a hand of Three Thirteen is its round), the strong
 bot's choice being the baseline (a
 gain of 0 by construction). The figures are grouped by what the strong bot would have
 done and what the expert did (draw, discard, knock), with the mean gain per departure
@@ -30,7 +34,9 @@ knock's sampled undercut check). The games are those of the arena for the same s
 (``playouts=("draw", "knock")``), judged so while the stock holds at least
 ``knock_playout_stock`` cards (25); ``--knock-stock N`` sets that to N (0: always). In
 Chicago the expert plays out what ``chicago_playouts`` names (nothing by default);
-``--chicago-playouts draw,knock`` sets it, and ``--off draw`` switches every playout off.
+``--chicago-playouts draw,knock`` sets it; ``--basic-playouts`` and ``--thirteen-playouts``
+set Basic Rummy's and Three Thirteen's (``draw,discard``, or fewer), and ``--off draw``
+switches every playout off.
 The departures are also counted by the stock at the decision (fewer than 10 cards, 10
 to 19, 20 or more; all of them, then by what the strong bot would have done; those
 about a knock by five stock cards). The expert's clock
@@ -87,7 +93,8 @@ def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
         playouts = base.playouts if "knock" in base.playouts else (*base.playouts, "knock")
         base = dataclasses.replace(base, playouts=playouts, knock_playout_stock=knock_stock)
     if "draw" in off:
-        base = dataclasses.replace(base, playouts=(), chicago_playouts=(), basic_playouts=())
+        base = dataclasses.replace(base, playouts=(), chicago_playouts=(), basic_playouts=(),
+                                   thirteen_playouts=())
     if "discard" in off:  # every strong ranking is "clear": no search
         base = dataclasses.replace(base, clear_cost=-math.inf)
     if "knock" in off:  # no sampled risk refuses the strong bot's knock
@@ -95,15 +102,18 @@ def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
     return base
 
 
-GAME_TITLES = {"gin": "Gin", "chicago": "Chicago", "basic": "Basic Rummy"}
+GAME_TITLES = {"gin": "Gin", "chicago": "Chicago", "basic": "Basic Rummy",
+               "three_thirteen": "Three Thirteen"}
+#: The games whose points are a cost (the lower the better).
+COST_GAMES = ("chicago", "three_thirteen")
 
 
 def hand_value(game: Game, seat: int, action: SeatAction, bots: list[StrongBot],
                rng: random.Random) -> int:
     """What the rest of the hand after ``action`` gains ``seat`` against the other (its
-    points minus the other's; in Chicago, where points are a cost, the other's minus its
-    own), the stock reshuffled by ``rng`` and the strong bot (copies of ``bots``) at both
-    seats."""
+    points minus the other's; in Chicago and Three Thirteen, where points are a cost, the
+    other's minus its own; a hand of Three Thirteen is a round), the stock reshuffled by
+    ``rng`` and the strong bot (copies of ``bots``) at both seats."""
     g = copy.deepcopy(game)
     rng.shuffle(g.stock)
     players = [copy.deepcopy(b) for b in bots]
@@ -119,7 +129,7 @@ def hand_value(game: Game, seat: int, action: SeatAction, bots: list[StrongBot],
         return 0
     points = g.results[-1].points
     gain = points[seat] - points[1 - seat]
-    return -gain if g.name == "chicago" else gain
+    return -gain if g.name in COST_GAMES else gain
 
 
 @dataclass
@@ -223,6 +233,9 @@ def main() -> None:
     parser.add_argument("--basic-playouts", default=None,
                         help="Basic Rummy's decisions played out (draw,discard; default: the "
                              "expert's own)")
+    parser.add_argument("--thirteen-playouts", default=None,
+                        help="Three Thirteen's decisions played out (draw,discard; default: "
+                             "the expert's own)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--every", type=int, default=0,
@@ -238,6 +251,9 @@ def main() -> None:
     if args.basic_playouts is not None and "draw" not in off:
         params = dataclasses.replace(params, basic_playouts=tuple(
             p for p in args.basic_playouts.split(",") if p))
+    if args.thirteen_playouts is not None and "draw" not in off:
+        params = dataclasses.replace(params, thirteen_playouts=tuple(
+            p for p in args.thirteen_playouts.split(",") if p))
     tasks = [Task(args.game, params, args.seed, d, r, args.rollouts)
              for d in range(args.sets) for r in range(2)]
     start = time.perf_counter()
@@ -266,6 +282,8 @@ def report(results: list[GameResult], args: argparse.Namespace, params: ExpertPa
         knocks = f"playouts: {','.join(params.chicago_playouts) or 'none'}"
     if args.game == "basic":
         knocks = f"playouts: {','.join(params.basic_playouts) or 'none'}"
+    if args.game == "three_thirteen":
+        knocks = f"playouts: {','.join(params.thirteen_playouts) or 'none'}"
     print(f"two-seat {GAME_TITLES[args.game]}, expert ({budget}; off: "
           f"{','.join(sorted(off)) or 'none'}; {knocks}) vs strong, "
           f"seed {args.seed}: {games} games, expert won {wins} ({wins / games:.1%}); "

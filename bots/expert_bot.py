@@ -62,6 +62,13 @@ differences are not drowned in the deals' luck.
   cards, the draw's departures gain about a point each and the discard's about
   nothing, as the sampled feed's did (docs/bots.md); with ``basic_playouts=("draw",)``
   the discard is the sampled feed's.
+- **Two-seat Three Thirteen's draw and discard: playouts, as an option**
+  (``thirteen_playouts``, off by default). The same comparisons on Three Thirteen's
+  playouts (:class:`~rummyhall.bots.playouts.ThirteenPlayout`: the round to its end,
+  the other seat's last turn after a seat goes out, each paying its count), the
+  viewer's own last turn included. Valued on the true cards both lost points against
+  the strong bot's own draw and discard (docs/bots.md): its draw weighs the race and
+  the hand's potential, which the playouts' greedy policy does not.
 - The other games' draws, Chicago's knock, Three Thirteen's going out and Basic Rummy's
   melding are the strong bot's rules.
 
@@ -100,7 +107,7 @@ from rummyhall.rules import (
     knocker_arrangement,
 )
 
-from .playouts import BasicPlayout, ChicagoPlayout, GinPlayout, SolverMemo
+from .playouts import BasicPlayout, ChicagoPlayout, GinPlayout, SolverMemo, ThirteenPlayout
 from .sampling import World, dealt_size, deck_cards, sample_world, unseen_pool
 from .strong_bot import (
     CHICAGO_OPPONENT,
@@ -128,6 +135,8 @@ PLAYOUTS = ("draw", "discard", "knock")
 CHICAGO_PLAYOUTS = ("draw", "knock")
 #: Two-seat Basic Rummy's (``basic_playouts``).
 BASIC_PLAYOUTS = ("draw", "discard")
+#: Two-seat Three Thirteen's (``thirteen_playouts``).
+THIRTEEN_PLAYOUTS = ("draw", "discard")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +167,7 @@ class ExpertParams:
     knock_playout_stock: int = 25  # Gin: the knock is played out only with this many stock cards
     chicago_playouts: tuple[str, ...] = ()  # two-seat Chicago's, off: no gain measured
     basic_playouts: tuple[str, ...] = ("draw", "discard")  # two-seat Basic's (BASIC_PLAYOUTS)
+    thirteen_playouts: tuple[str, ...] = ()  # two-seat Three Thirteen's, off: a loss measured
 
     def __post_init__(self) -> None:
         if not set(self.playouts) <= set(PLAYOUTS):
@@ -168,6 +178,9 @@ class ExpertParams:
         if not set(self.basic_playouts) <= set(BASIC_PLAYOUTS):
             raise ValueError(f"the expert plays out {', '.join(BASIC_PLAYOUTS)} in Basic "
                              f"Rummy, not {self.basic_playouts}")
+        if not set(self.thirteen_playouts) <= set(THIRTEEN_PLAYOUTS):
+            raise ValueError(f"the expert plays out {', '.join(THIRTEEN_PLAYOUTS)} in Three "
+                             f"Thirteen, not {self.thirteen_playouts}")
         if self.clock not in CLOCKS:
             raise ValueError(f"the expert's clock is one of {', '.join(CLOCKS)}, "
                              f"not {self.clock!r}")
@@ -323,20 +336,8 @@ class _Search:
     def run(self, fallback: SeatAction) -> SeatAction:
         if not self.others:
             return fallback
-        if self.view.game == "chicago" and len(self.others) == 1:
-            chicago = self.params.chicago_playouts
-            if self.view.phase == "draw" and "draw" in chicago:
-                return self.draw_by_playouts(fallback, self.chicago_playout())
-            if self.view.phase == "play" and "knock" in chicago and any(
-                    isinstance(a, Knock) for a in self.legal):
-                return self.chicago_play(fallback)
-        if self.view.game == "basic" and len(self.others) == 1:
-            basic = self.params.basic_playouts
-            if self.view.phase == "draw" and "draw" in basic:
-                return self.draw_by_playouts(fallback, self.basic_playout())
-            if (self.view.phase == "play" and "discard" in basic
-                    and isinstance(fallback, Discard)):
-                return self.discard_by_playouts(fallback, self.basic_playout())
+        if len(self.others) == 1 and (chosen := self.two_seat_playouts(fallback)) is not None:
+            return chosen
         plays = self.params.playouts if self.view.game == "gin" and len(self.others) == 1 else ()
         if self.view.phase == "draw" and "draw" in plays:
             return self.draw_by_playouts(fallback, self.playout())
@@ -350,6 +351,32 @@ class _Search:
         if isinstance(fallback, Discard):
             return self.discard(fallback)
         return fallback
+
+    def two_seat_playouts(self, fallback: SeatAction) -> SeatAction | None:
+        """Chicago's, Basic Rummy's and Three Thirteen's decisions judged by playouts (the
+        ones their settings name), or None when this one is not."""
+        view, game = self.view, self.view.game
+        draw, play = view.phase == "draw", view.phase == "play"
+        if game == "chicago":
+            chicago = self.params.chicago_playouts
+            if draw and "draw" in chicago:
+                return self.draw_by_playouts(fallback, self.chicago_playout())
+            if play and "knock" in chicago and any(isinstance(a, Knock) for a in self.legal):
+                return self.chicago_play(fallback)
+        elif game == "basic":
+            basic = self.params.basic_playouts
+            if draw and "draw" in basic:
+                return self.draw_by_playouts(fallback, self.basic_playout())
+            if play and "discard" in basic and isinstance(fallback, Discard):
+                return self.discard_by_playouts(fallback, self.basic_playout())
+        elif game == "three_thirteen":
+            thirteen = self.params.thirteen_playouts
+            if draw and "draw" in thirteen:
+                return self.draw_by_playouts(fallback, self.thirteen_playout())
+            if (play and "discard" in thirteen and isinstance(fallback, Discard)
+                    and view.out_seat is None):
+                return self.discard_by_playouts(fallback, self.thirteen_playout())
+        return None
 
     def run_knock(self, fallback: Knock) -> SeatAction:
         """The strong bot's knock (with the melds it chose to lay, if any) stands: big gin
@@ -373,7 +400,8 @@ class _Search:
                           knock_risk=self.params.playout_knock_risk, memo=self.cache)
 
     def draw_by_playouts(self, fallback: SeatAction,
-                         playout: GinPlayout | ChicagoPlayout | BasicPlayout) -> SeatAction:
+                         playout: GinPlayout | ChicagoPlayout | BasicPlayout | ThirteenPlayout
+                         ) -> SeatAction:
         """The draw (two seats): the top discard or the stock, judged by ``playout``
         (Gin's or Chicago's). A top card that could meld with nothing is left, as the
         playouts would leave it; any other choice of the strong bot (Chicago's rummy)
@@ -433,7 +461,7 @@ class _Search:
                                     and home == ranked[0][1])
 
     def discard_evaluator(self, card: Card, playout: GinPlayout | ChicagoPlayout | BasicPlayout
-                          ) -> Callable[[World], float]:
+                          | ThirteenPlayout) -> Callable[[World], float]:
         """The playout of the hand after discarding ``card``, on a world."""
         kept = _without(self.view.hand, card)
         other = self.others[0]
@@ -489,7 +517,8 @@ class _Search:
                             may_lay_off=(turn.may_lay_off(self.seat), turn.may_lay_off(other)),
                             memo=self.cache)
 
-    def discard_by_playouts(self, fallback: Discard, playout: BasicPlayout) -> SeatAction:
+    def discard_by_playouts(self, fallback: Discard,
+                            playout: BasicPlayout | ThirteenPlayout) -> SeatAction:
         """The strong bot's best few discards, each played out on the same worlds; its
         choice stands unless another gains (:meth:`compare`). A clear ranking is kept."""
         discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
@@ -501,6 +530,13 @@ class _Search:
             cards.insert(0, fallback.card)
         return self.compare([(discards[c], self.discard_evaluator(c, playout)) for c in cards],
                             fallback)
+
+    # ------------------------------------------------------------------ Three Thirteen
+    def thirteen_playout(self) -> ThirteenPlayout:
+        """Two-seat Three Thirteen's playouts: the viewer's turn is its last once the
+        other seat has gone out."""
+        return ThirteenPlayout(self.rules, self.view.options,
+                               out=self.view.out_seat is not None, memo=self.cache)
 
     # ------------------------------------------------------------------ Chicago: playouts
 

@@ -1,4 +1,5 @@
-"""Gin Rummy, Chicago and Basic Rummy playouts: the rest of a hand played out on one sampled world.
+"""Gin Rummy, Chicago, Basic Rummy and Three Thirteen playouts: the rest of a hand played
+out on one sampled world.
 
 Theory of operation
 -------------------
@@ -57,6 +58,14 @@ scores (tested; with ``scoring_mode`` ``low_score_wins`` the engine's points are
 and the playout's value is the other's cost less ours, the same number). An empty stock
 ends the playout at 0, as in Chicago (the engine rebuilds it, or ends the hand at its
 ``stock_exhaustion_limit``).
+
+Three Thirteen (two seats, :class:`ThirteenPlayout`) is played to the end of the round:
+each turn the mover draws and discards as in Chicago; a discard that leaves every card
+melded goes out, and the other seat then plays its last turn (a draw and a discard: it
+may not go out). Each seat pays its least deadwood, so the playout returns, as in
+Chicago, the other's count less the viewer's. The seat that went out pays nothing. An
+empty stock ends the playout with the counts the seats hold then (the engine rebuilds
+the stock and plays on, and both seats keep paying what they hold).
 """
 
 from __future__ import annotations
@@ -293,7 +302,54 @@ class GinPlayout:
         return 0
 
 
-class ChicagoPlayout:
+class _WildDraws:
+    """The draw of Chicago's and Three Thirteen's playouts, where a wild card is always
+    worth a look: the hand's count is all that is played for, no table."""
+
+    rules: MeldRules
+    memo: SolverMemo
+    forbid: bool
+
+    def may_meld(self, top: Card, hand: Sequence[Card]) -> bool:
+        """Whether ``top`` could meld with ``hand``: a wild card always may."""
+        return self.rules.is_wild(top) or related(top, hand)
+
+    def takes(self, hand: Sequence[Card], top: Card) -> bool:
+        """The policy's draw: take ``top`` when it could meld and lowers the count."""
+        return take_choice(self, hand, top, None) is not None
+
+    def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
+                  stock: Sequence[Card], top: Card | None, take: bool) -> int:
+        """The viewer draws (``take``: the top discard, else the stock), then plays on."""
+        return from_draw(self, mine, theirs, stock, top=top, take=take)
+
+    def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
+                   top: Card | None, drawn: Card, forbidden: Card | None) -> int:
+        raise NotImplementedError
+
+    def turn(self, mover: list[Card], stock: list[Card], top: Card | None,
+             count: int | None, *, drawn: Card | None, forbidden: Card | None
+             ) -> tuple[Card, int, list[Card]] | None:
+        """One turn of the policy: unless ``mover`` has ``drawn`` already, the top
+        discard (see :func:`take_choice`; ``count``, the mover's count when known) or
+        the stock's top card, then the discard leaving the least deadwood. Returns the
+        card discarded, the count left and the hand kept; None when the stock is empty."""
+        choice = None
+        if drawn is None:
+            if top is not None and (choice := take_choice(self, mover, top, count)) is not None:
+                drawn, forbidden = top, (top if self.forbid else None)
+            elif stock:
+                drawn, forbidden = stock.pop(), None
+            else:
+                return None
+        card, left = (choice if choice is not None
+                      else self.memo.best_discard((*mover, drawn), forbidden))
+        kept = [*mover, drawn]
+        kept.remove(card)
+        return card, left, kept
+
+
+class ChicagoPlayout(_WildDraws):
     """The playouts of one two-seat Chicago decision (see the module docstring).
 
     ``limits`` are the knock limits of the viewer and of the opponent (0: rummy only).
@@ -318,19 +374,6 @@ class ChicagoPlayout:
             mine += self.penalty
         return theirs - mine
 
-    def may_meld(self, top: Card, hand: Sequence[Card]) -> bool:
-        """Whether ``top`` could meld with ``hand``: a wild card always may."""
-        return self.rules.is_wild(top) or related(top, hand)
-
-    def takes(self, hand: Sequence[Card], top: Card) -> bool:
-        """The policy's draw: take ``top`` when it could meld and lowers the count."""
-        return take_choice(self, hand, top, None) is not None
-
-    def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
-                  stock: Sequence[Card], top: Card | None, take: bool) -> int:
-        """The viewer draws (``take``: the top discard, else the stock), then plays on."""
-        return from_draw(self, mine, theirs, stock, top=top, take=take)
-
     def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
                    top: Card | None, drawn: Card, forbidden: Card | None) -> int:
         """The viewer has drawn ``drawn``: the hand played on (see :func:`from_draw`)."""
@@ -346,23 +389,13 @@ class ChicagoPlayout:
              forbidden: Card | None = None) -> int:
         """Alternate turns from ``mover``'s draw (``seat`` 0: the viewer, 1: the other);
         returns the gain of ``mover``'s side. With ``drawn``, ``mover`` has drawn it."""
-        memo = self.memo
         sign = 1
         counts: tuple[int | None, int | None] = (None, None)  # the mover's, the other's
         for _ in range(self.max_turns + (drawn is not None)):
-            choice = None
-            if drawn is None:
-                if top is not None and (
-                        choice := take_choice(self, mover, top, counts[0])) is not None:
-                    drawn, forbidden = top, (top if self.forbid else None)
-                else:
-                    if not stock:
-                        return 0
-                    drawn, forbidden = stock.pop(), None
-            card, left = (choice if choice is not None
-                          else memo.best_discard((*mover, drawn), forbidden))
-            kept = [*mover, drawn]
-            kept.remove(card)
+            step = self.turn(mover, stock, top, counts[0], drawn=drawn, forbidden=forbidden)
+            if step is None:
+                return 0
+            card, left, kept = step
             if left <= self.limits[seat]:
                 return sign * self.showdown(left, waiting)
             mover, waiting, top, seat, sign, drawn = waiting, kept, card, 1 - seat, -sign, None
@@ -549,3 +582,56 @@ class BasicHand:
                 self.melded[seat] = True
             seat, drawn = 1 - seat, None
         return 0
+
+
+class ThirteenPlayout(_WildDraws):
+    """The playouts of one two-seat Three Thirteen decision (see the module docstring).
+
+    ``out``: the other seat has gone out this round, so the viewer's turn is its last.
+    """
+
+    def __init__(self, rules: MeldRules, options: Mapping[str, bool | int | str], *,
+                 out: bool = False, memo: SolverMemo | None = None,
+                 max_turns: int = 60) -> None:
+        self.rules = rules
+        self.memo = memo or SolverMemo(rules)
+        self.forbid = bool(options.get("forbid_discarding_taken_card", True))
+        self.out = out
+        self.max_turns = max_turns
+
+    def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
+                   top: Card | None, drawn: Card, forbidden: Card | None) -> int:
+        """The viewer has drawn ``drawn``: the round played on (see :func:`from_draw`)."""
+        return self.play(mine, theirs, stock, top, last=self.out, drawn=drawn,
+                         forbidden=forbidden)
+
+    def after_discard(self, mine: Sequence[Card], theirs: Sequence[Card],
+                      stock: Sequence[Card], top: Card) -> int:
+        """The viewer has just discarded ``top`` keeping ``mine``: the opponent moves
+        next (the round is over if the viewer's turn was its last)."""
+        if self.out:
+            return -self.memo.dd(mine)
+        return -self.play(list(theirs), list(mine), list(stock), top, last=False)
+
+    def play(self, mover: list[Card], waiting: list[Card], stock: list[Card],
+             top: Card | None, *, last: bool, drawn: Card | None = None,
+             forbidden: Card | None = None) -> int:
+        """Alternate turns from ``mover``'s draw; returns the other side's count less
+        ``mover``'s at the round's end. ``last``: ``waiting`` has gone out, and this is
+        ``mover``'s last turn. With ``drawn``, ``mover`` has drawn it."""
+        memo = self.memo
+        sign = 1
+        counts: tuple[int | None, int | None] = (None, None)  # the mover's, the other's
+        for _ in range(self.max_turns + (drawn is not None)):
+            step = self.turn(mover, stock, top, counts[0], drawn=drawn, forbidden=forbidden)
+            if step is None:
+                break
+            card, left, kept = step
+            if last:  # the other went out: it pays nothing
+                return -sign * left
+            mover, waiting, top, sign, drawn = waiting, kept, card, -sign, None
+            counts = (counts[1], left)
+            last = left == 0  # gone out: the other's last turn
+        mine, theirs = counts
+        return sign * ((memo.dd(waiting) if theirs is None else theirs)
+                       - (memo.dd(mover) if mine is None else mine))

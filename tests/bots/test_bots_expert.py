@@ -15,7 +15,7 @@ from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, exper
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
 from rummyhall.bots.evaluation import run_windows
 from rummyhall.bots.expert_bot import GIN_HELD, PLAYOUTS, WorldBudget
-from rummyhall.bots.playouts import BasicPlayout, related
+from rummyhall.bots.playouts import BasicPlayout, ThirteenPlayout, related
 from rummyhall.bots.sampling import (
     contradictions,
     deck_cards,
@@ -23,7 +23,7 @@ from rummyhall.bots.sampling import (
     sample_world,
     unseen_pool,
 )
-from rummyhall.bots.selfplay import play_game
+from rummyhall.bots.selfplay import play_game, shuffle_for
 from rummyhall.bots.strong_bot import GIN_OPPONENT, StrongTurn, interpolate
 from rummyhall.bots.tracking import Tracker
 from rummyhall.rules import (
@@ -502,6 +502,68 @@ def test_two_seat_basic_rummys_draws_and_discards_may_be_judged_by_playouts(
     assert ExpertParams().basic_playouts == ("draw", "discard")
     with pytest.raises(ValueError, match="in Basic Rummy"):
         ExpertParams(basic_playouts=("knock",))
+
+
+def thirteen_views(seed: int, rounds: int) -> Iterator[tuple[Game, SeatView]]:
+    """Two-seat Three Thirteen played by strong bots for ``rounds`` rounds, yielding
+    (game, view) at each decision of seat 0."""
+    game = dealt("three_thirteen", 2, seed)
+    rng, bots = random.Random(seed), [StrongBot(), StrongBot()]
+    for _ in range(400 * rounds):
+        s = game.to_move
+        if s is None:
+            if game.is_over or len(game.results) >= rounds:
+                return
+            game.apply(shuffle_for(game, rng))
+            continue
+        view = seat_view(game, s)
+        if s == 0:
+            yield game, view
+        game.apply(bots[s].choose(view, game.legal_actions()))
+
+
+def test_two_seat_three_thirteens_draws_and_discards_may_be_judged_by_playouts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``thirteen_playouts`` names the decisions searched by playouts in two-seat Three
+    Thirteen: with none (the default), draws stand unsearched and nothing is played
+    out; with the draw, draws whose top card could be used are played out, on the last
+    turn too, and some answers differ from the strong bot's; with the discard, discards are
+    played out, but not on the last turn (nobody takes the card then). Every answer is
+    legal."""
+    calls: Counter[str] = Counter()
+
+    def counting(name: str) -> Any:
+        method = getattr(ThirteenPlayout, name)
+
+        def counted(self: ThirteenPlayout, *args: Any) -> int:
+            calls[name] += 1
+            calls[f"{name}, last"] += self.out
+            return int(method(self, *args))
+        return counted
+    for name in ("from_draw", "after_discard"):
+        monkeypatch.setattr(ThirteenPlayout, name, counting(name))
+    seen: dict[tuple[str, ...], Counter[str]] = {}
+    departures = 0
+    for plays in ((), ("draw",), ("draw", "discard")):
+        calls.clear()
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=4, thirteen_playouts=plays,
+                                        clear_cost=math.inf), random.Random(4))
+        for seed in range(1, 4):
+            strong = StrongBot()  # seat 0's own player: the same views, the same memory
+            for game, view in thirteen_views(seed, 7):
+                legal = game.legal_actions()
+                action, plain = expert.choose(view, legal), strong.choose(view, legal)
+                assert action in legal
+                departures += action != plain and view.phase == "draw"
+        seen[plays] = Counter(calls)
+    assert not seen[()]["from_draw"] and not seen[()]["after_discard"]
+    assert seen["draw",]["from_draw"] and not seen["draw",]["after_discard"]
+    assert seen["draw",]["from_draw, last"] and departures
+    assert seen["draw", "discard"]["after_discard"]
+    assert not seen["draw", "discard"]["after_discard, last"]
+    assert ExpertParams().thirteen_playouts == ()  # (off by default: docs/bots.md)
+    with pytest.raises(ValueError, match="in Three Thirteen"):
+        ExpertParams(thirteen_playouts=("knock",))
 
 
 def test_basic_rummys_playouts_know_who_may_still_go_rummy() -> None:

@@ -15,10 +15,12 @@ from rummyhall.bots.playouts import (
     BasicPlayout,
     ChicagoPlayout,
     GinPlayout,
+    ThirteenPlayout,
     knock_thresholds,
     related,
 )
 from rummyhall.bots.sampling import deck_cards
+from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.rules import (
     BasicRummy,
     Card,
@@ -26,6 +28,7 @@ from rummyhall.rules import (
     DrawDiscard,
     DrawStock,
     Game,
+    GoOut,
     Knock,
     LayOff,
     Meld,
@@ -33,6 +36,7 @@ from rummyhall.rules import (
     Phase,
     SeatAction,
     SeatView,
+    ThreeThirteen,
     best_arrangement,
     best_layoffs,
     can_lay_off,
@@ -104,7 +108,7 @@ class EndedFirst(Exception):
     """The hand ended before the turn asked for."""
 
 
-def play_out(game: Game, bot: PolicyBot | BasicPolicyBot) -> bool:
+def play_out(game: Game, bot: PolicyBot | BasicPolicyBot | ThirteenPolicyBot) -> bool:
     """The engine plays the rest of the hand with ``bot`` at both seats; True if it was
     scored (else it ended dead or void)."""
     scored = len(game.results)
@@ -340,3 +344,94 @@ def test_a_basic_playout_scores_what_the_engine_scores_for_the_same_play(
                 rummies += result.outcome == "rummy"
     # (one meld a turn: going out in one turn takes a hand of one meld, rare)
     assert compared >= 40 and (rummies or options.get("one_meld_per_turn"))
+
+
+class ThirteenPolicyBot:
+    """Three Thirteen's playout policy as a bot: out when the discard leaves every card
+    melded (and nobody is out yet)."""
+
+    def __init__(self, playout: ThirteenPlayout) -> None:
+        self.playout = playout
+
+    def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
+        assert view is not None and view.seat is not None
+        seat = view.seat
+        if view.phase == "draw":
+            take = self.playout.takes(view.hand, view.discard_pile[-1])
+            return DrawDiscard(seat) if take else DrawStock(seat)
+        card, left = self.playout.memo.best_discard(view.hand, view.taken)
+        if left == 0 and view.out_seat is None:
+            return GoOut(seat, card)
+        return Discard(seat, card)
+
+
+def to_thirteen_round(seed: int, rnd: int) -> ThreeThirteen:
+    """A two-seat game of Three Thirteen played by strong bots to round ``rnd``, dealt."""
+    game = new_game("three_thirteen", players=2, first_dealer=1)
+    assert isinstance(game, ThreeThirteen)
+    rng, bots = random.Random(seed), [StrongBot(), StrongBot()]
+    for _ in range(2000):
+        s = game.to_move
+        if s is None:
+            game.apply(shuffle_for(game, rng))
+            if game.round == rnd and game.phase is not Phase.REBUILD:
+                return game
+        else:
+            game.apply(bots[s].choose(seat_view(game, s), game.legal_actions()))
+    raise AssertionError("the game did not reach that round")
+
+
+def to_last_turn(game: ThreeThirteen) -> ThreeThirteen:
+    """``game`` played by strong bots until seat 0's last draw of the round, seat 1 out."""
+    bots = [StrongBot(), StrongBot()]
+    for _ in range(200):
+        s = game.to_move
+        if s is None or game.phase is Phase.DEAL:
+            raise EndedFirst
+        view = seat_view(game, s)
+        if s == 0 and view.phase == "draw" and view.out_seat == 1:
+            return game
+        game.apply(bots[s].choose(view, game.legal_actions()))
+    raise AssertionError("the round did not end")
+
+
+def test_a_thirteen_playout_scores_what_the_engine_scores_for_the_same_play() -> None:
+    # From one of seat 0's draws (strong bots before it) in rounds of 3 to 13 cards, the
+    # playout of each draw choice and the engine playing the same policy on the true
+    # hidden cards end the round with the same points: the other seat's count less seat
+    # 0's. Seat 0's last turn, after the other went out, is among them.
+    compared = last_turns = outs = 0
+    for seed in range(48):
+        for take in (True, False):
+            dealt = to_thirteen_round(seed, 1 + seed % 11)
+            try:
+                game = (to_seat_draw_of(dealt, 1 + seed % 5) if seed % 3
+                        else to_last_turn(dealt))
+            except EndedFirst:
+                continue
+            view = seat_view(game, 0)
+            playout = ThirteenPlayout(view_meld_rules(view), view.options,
+                                      out=view.out_seat is not None)
+            value = playout.from_draw(view.hand, game.hands[1], game.stock,
+                                      view.discard_pile[-1], take)
+            game.apply(DrawDiscard(0) if take else DrawStock(0))
+            if play_out(game, ThirteenPolicyBot(playout)) and not game.exhaustions:
+                points = game.results[-1].points
+                assert value == points[1] - points[0], (seed, take)
+                compared += 1
+                last_turns += view.out_seat is not None
+                outs += 0 in (points[0], points[1])
+    assert compared >= 60 and last_turns >= 10 and outs >= compared - last_turns
+
+
+def test_a_thirteen_playout_after_the_last_discard_is_the_round_counted() -> None:
+    # The other seat went out: the viewer's discard ends the round, and it pays its count.
+    rules = view_meld_rules(seat_view(to_thirteen_round(0, 3), 0))  # fives wild
+    kept = parse_cards("3c 4c 9d Kh")  # 3-4 and a five would be a run: 9 + 10 + 7 unmelded
+    playout = ThirteenPlayout(rules, {}, out=True)
+    assert playout.after_discard(kept, parse_cards("5h 5s 5d"), [], parse_cards("Qd")[0]) \
+        == -playout.memo.dd(kept) == -(3 + 4 + 9 + 10)
+    # Nobody out: the other seat plays on (here it goes out at once with its wild top).
+    on = ThirteenPlayout(rules, {})
+    assert on.after_discard(parse_cards("3c 4c 5c"), parse_cards("7d 7s Ah"),
+                            parse_cards("Kc 2d"), parse_cards("7h")[0]) == 0 - 0
