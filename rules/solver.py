@@ -2568,6 +2568,9 @@ def _may_meld_all(screen: _Screen, suits: tuple[int, int, int, int],
     at most (a lonely one), one if it is a group alone, and none otherwise. A wild card
     discarded takes one wild card away instead: never fewer needed. Every natural must
     be melded only when each is worth a point: the caller skips this count otherwise.
+    When the groups pass, with aces low, the needy naturals no two of which share a
+    meld (:func:`_apart`) are counted too: a chain of joins can make one group of
+    naturals no meld holds together.
     """
     partner = screen.ctx.partners(wilds)
     lone = 0
@@ -2584,11 +2587,31 @@ def _may_meld_all(screen: _Screen, suits: tuple[int, int, int, int],
     need = 2 * lone - save
     if need > wilds:
         return False
-    # The other needy naturals in groups, as masks of ranks (a rank's naturals may share
-    # a set): in each suit, a natural joins the next when a run with the wild cards may
-    # hold both; groups that share a rank are one.
+    groups = _needy_groups(screen, suits, rest, wilds)
+    need += len(groups)
+    if spare and not save:
+        # (a group of one card: one natural, held once, of a rank no other group holds)
+        once = [q & ~(dup >> shift) for q, shift in zip(rest, (0, 16, 32, 48), strict=True)]
+        for g in groups:
+            if g & (g - 1) == 0 and sum((q & g).bit_count() for q in rest) == 1 and any(
+                    q & g for q in once):
+                need -= 1
+                break
+    if need > wilds:
+        return False
+    if not screen.ace_low:
+        return True
+    apart = _apart(suits, rest, wilds)
+    return 2 * lone + apart - (2 if spare and lone else int(spare and apart > 0)) <= wilds
+
+
+def _needy_groups(screen: _Screen, suits: tuple[int, int, int, int], needy: list[int],
+                  wilds: int) -> list[int]:
+    """The ``needy`` naturals (by suit) in groups, as masks of ranks (a rank's naturals
+    may share a set): in each suit, a natural joins the next when a run with the wild
+    cards may hold both; groups that share a rank are one (:func:`_may_meld_all`)."""
     groups: list[int] = []
-    for p, q in zip(suits, rest, strict=True):
+    for p, q in zip(suits, needy, strict=True):
         while q:
             low = q & -q
             seg = low
@@ -2609,16 +2632,35 @@ def _may_meld_all(screen: _Screen, suits: tuple[int, int, int, int],
                     kept.append(g)
             kept.append(seg)
             groups = kept
-    need += len(groups)
-    if spare and not save:
-        # (a group of one card: one natural, held once, of a rank no other group holds)
-        once = [q & ~(dup >> shift) for q, shift in zip(rest, (0, 16, 32, 48), strict=True)]
-        for g in groups:
-            if g & (g - 1) == 0 and sum((q & g).bit_count() for q in rest) == 1 and any(
-                    q & g for q in once):
-                need -= 1
-                break
-    return need <= wilds
+    return groups
+
+
+def _apart(suits: tuple[int, int, int, int], needy: list[int], wilds: int) -> int:
+    """How many of the ``needy`` naturals (by suit: :func:`_may_meld_all`'s, lonely ones
+    left out) were picked so that no meld could hold two of them: each of their melds
+    holds a wild card of its own, a count the groups of :func:`_may_meld_all` may miss
+    (a natural sharing a rank with one group and a suit with another joins them all).
+
+    Two naturals may share a meld when they are of one rank (a set), or of one suit
+    with at most ``wilds`` positions between them held by no natural (a run, aces low).
+    Picked greedily: by suit, from the lowest position, a natural whose rank no pick
+    holds, and too far from the suit's last pick for one run with the wild cards (the
+    positions missing between them only grow farther on). Any such pick is a bound; the
+    greedy one is not always the largest.
+    """
+    ranks = picked = 0
+    for p, q in zip(suits, needy, strict=True):
+        last = 0
+        while q:
+            low = q & -q
+            q ^= low
+            if low & ranks or (last and (low.bit_length() - last.bit_length() + 1)
+                               - (p & ((low << 1) - last)).bit_count() <= wilds):
+                continue
+            ranks |= low
+            last = low
+            picked += 1
+    return picked
 
 
 def _wild_cover(screen: _Screen, suits: tuple[int, int, int, int],

@@ -828,6 +828,11 @@ def test_going_out_near_out_matches_brute_force(case: tuple[MeldRules, list[Card
     # wild cards each), the kings are a group, and so are the 6c and the 9c (a run with
     # two wild cards between them): six wild cards, four when the discard is a lonely one.
     ("Kc 8h 7d 9c#1 6c Kh 7d#1 Ac", 5, False),
+    # Fours wild, one wild card: the 2d shares a rank with the 2h, the 2h a suit with the
+    # 3h, so the groups join the three into one; yet no meld holds the 2d with the 3h,
+    # nor the Ac with either: three melds, each with a wild card of its own, two when a
+    # discard takes one of them away, and the hand holds one.
+    ("2d 2h 3h Ac 4s", 2, False),
 ])
 def test_going_out_counts_the_wild_cards_needy_naturals_need(text: str, rnd: int,
                                                              out: bool) -> None:
