@@ -7,6 +7,7 @@
                                          [--knock-stock N] [--chicago-playouts draw,knock]
                                          [--basic-playouts draw,discard]
                                          [--thirteen-playouts draw,discard]
+                                         [--param NAME=VALUE ...]
                                          [--jobs 2] [--seed 1] [--every N]
 
 An arena game's win rate moves only where the expert's choice differs from the strong
@@ -36,7 +37,9 @@ knock's sampled undercut check). The games are those of the arena for the same s
 Chicago the expert plays out what ``chicago_playouts`` names (nothing by default);
 ``--chicago-playouts draw,knock`` sets it; ``--basic-playouts`` and ``--thirteen-playouts``
 set Basic Rummy's and Three Thirteen's (``draw,discard``, or fewer), and ``--off draw``
-switches every playout off.
+switches every playout off. ``--param NAME=VALUE`` (again for more) sets any other of
+the expert's settings (:class:`~rummyhall.bots.ExpertParams`): ``--param
+playout_margin=0.25``, ``--param basic_playouts=draw``.
 The departures are also counted by the stock at the decision (fewer than 10 cards, 10
 to 19, 20 or more; all of them, then by what the strong bot would have done; those
 about a knock by five stock cards). The expert's clock
@@ -57,6 +60,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from rummyhall.bots import ExpertBot, ExpertParams, StrongBot
 from rummyhall.bots.arena import duplicate_shuffler, stream
@@ -100,6 +104,34 @@ def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
     if "knock" in off:  # no sampled risk refuses the strong bot's knock
         base = dataclasses.replace(base, knock_risk=math.inf)
     return base
+
+
+def with_settings(params: ExpertParams, settings: list[str]) -> ExpertParams:
+    """``params`` with each ``name=value`` of ``settings`` set (a number, ``true`` or
+    ``false``, or names joined by commas for a tuple). Raises ValueError for a field the
+    expert does not have or a value of the wrong kind."""
+    fields = {f.name for f in dataclasses.fields(ExpertParams)}
+    changes: dict[str, Any] = {}
+    for setting in settings:
+        name, sep, text = setting.partition("=")
+        if not sep or name not in fields:
+            raise ValueError(f"{setting!r}: not name=value for one of {', '.join(sorted(fields))}")
+        current = getattr(params, name)
+        value: Any
+        if isinstance(current, bool):
+            if text not in ("true", "false"):
+                raise ValueError(f"{name} takes true or false, not {text!r}")
+            value = text == "true"
+        elif isinstance(current, tuple):
+            value = tuple(p for p in text.split(",") if p)
+        elif isinstance(current, int):
+            value = int(text)
+        elif current is None or isinstance(current, float):
+            value = None if text == "none" else float(text)
+        else:
+            value = text
+        changes[name] = value
+    return dataclasses.replace(params, **changes)  # (__post_init__ checks the tuples)
 
 
 GAME_TITLES = {"gin": "Gin", "chicago": "Chicago", "basic": "Basic Rummy",
@@ -236,6 +268,8 @@ def main() -> None:
     parser.add_argument("--thirteen-playouts", default=None,
                         help="Three Thirteen's decisions played out (draw,discard; default: "
                              "the expert's own)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="set one of the expert's settings (ExpertParams), again for more")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--every", type=int, default=0,
@@ -254,6 +288,10 @@ def main() -> None:
     if args.thirteen_playouts is not None and "draw" not in off:
         params = dataclasses.replace(params, thirteen_playouts=tuple(
             p for p in args.thirteen_playouts.split(",") if p))
+    try:
+        params = with_settings(params, args.param)
+    except ValueError as exc:
+        parser.error(str(exc))
     tasks = [Task(args.game, params, args.seed, d, r, args.rollouts)
              for d in range(args.sets) for r in range(2)]
     start = time.perf_counter()
@@ -268,6 +306,17 @@ def main() -> None:
     report(results, args, params, off, start)
 
 
+def searched(game: str, params: ExpertParams) -> str:
+    """What the expert plays out in ``game``, in a few words."""
+    plays = {"chicago": params.chicago_playouts, "basic": params.basic_playouts,
+             "three_thirteen": params.thirteen_playouts}
+    if game in plays:
+        return f"playouts: {','.join(plays[game]) or 'none'}"
+    if "knock" in params.playouts:
+        return f"knock played out from {params.knock_playout_stock} stock cards"
+    return "no knock playouts"
+
+
 def report(results: list[GameResult], args: argparse.Namespace, params: ExpertParams,
            off: frozenset[str], start: float) -> None:
     """Print the figures of the games played so far."""
@@ -276,14 +325,9 @@ def report(results: list[GameResult], args: argparse.Namespace, params: ExpertPa
               else f"{args.think_ms:g} ms CPU")
     wins = sum(r.won for r in results)
     decisions = sum(r.decisions for r in results)
-    knocks = f"knock played out from {params.knock_playout_stock} stock cards" \
-        if "knock" in params.playouts else "no knock playouts"
-    if args.game == "chicago":
-        knocks = f"playouts: {','.join(params.chicago_playouts) or 'none'}"
-    if args.game == "basic":
-        knocks = f"playouts: {','.join(params.basic_playouts) or 'none'}"
-    if args.game == "three_thirteen":
-        knocks = f"playouts: {','.join(params.thirteen_playouts) or 'none'}"
+    knocks = searched(args.game, params)
+    if args.param:
+        knocks += f"; {', '.join(args.param)}"
     print(f"two-seat {GAME_TITLES[args.game]}, expert ({budget}; off: "
           f"{','.join(sorted(off)) or 'none'}; {knocks}) vs strong, "
           f"seed {args.seed}: {games} games, expert won {wins} ({wins / games:.1%}); "
