@@ -38,8 +38,8 @@ Chicago the expert plays out what ``chicago_playouts`` names (nothing by default
 ``--chicago-playouts draw,knock`` sets it; ``--basic-playouts`` and ``--thirteen-playouts``
 set Basic Rummy's and Three Thirteen's (``draw,discard``, or fewer), and ``--off draw``
 switches every playout off. ``--param NAME=VALUE`` (again for more) sets any other of
-the expert's settings (:class:`~rummyhall.bots.ExpertParams`): ``--param
-playout_margin=0.25``, ``--param basic_playouts=draw``.
+the expert's settings (:class:`~rummyhall.bots.ExpertParams`), after every other flag:
+``--param playout_margin=0.25``, ``--param basic_playouts=draw``.
 The departures are also counted by the stock at the decision (fewer than 10 cards, 10
 to 19, 20 or more; all of them, then by what the strong bot would have done; those
 about a knock by five stock cards). The expert's clock
@@ -107,31 +107,41 @@ def expert_params(think_ms: float, worlds: int | None, off: frozenset[str],
 
 
 def with_settings(params: ExpertParams, settings: list[str]) -> ExpertParams:
-    """``params`` with each ``name=value`` of ``settings`` set (a number, ``true`` or
-    ``false``, or names joined by commas for a tuple). Raises ValueError for a field the
-    expert does not have or a value of the wrong kind."""
-    fields = {f.name for f in dataclasses.fields(ExpertParams)}
+    """``params`` with each ``name=value`` of ``settings`` set, by the field's declared
+    type: a whole number, a number, ``true`` or ``false``, names joined by commas (a
+    tuple), a word; ``none`` where the field may be None. Raises ValueError naming the
+    setting for a field the expert does not have or a value of the wrong kind."""
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(ExpertParams)}
     changes: dict[str, Any] = {}
     for setting in settings:
         name, sep, text = setting.partition("=")
-        if not sep or name not in fields:
-            raise ValueError(f"{setting!r}: not name=value for one of {', '.join(sorted(fields))}")
-        current = getattr(params, name)
-        value: Any
-        if isinstance(current, bool):
-            if text not in ("true", "false"):
-                raise ValueError(f"{name} takes true or false, not {text!r}")
-            value = text == "true"
-        elif isinstance(current, tuple):
-            value = tuple(p for p in text.split(",") if p)
-        elif isinstance(current, int):
-            value = int(text)
-        elif current is None or isinstance(current, float):
-            value = None if text == "none" else float(text)
-        else:
-            value = text
-        changes[name] = value
+        kind = kinds.get(name)
+        if not sep or kind is None:
+            raise ValueError(f"{setting!r}: not name=value for one of {', '.join(sorted(kinds))}")
+        changes[name] = _setting_value(name, kind, text)
     return dataclasses.replace(params, **changes)  # (__post_init__ checks the tuples)
+
+
+def _setting_value(name: str, kind: str, text: str) -> Any:
+    """The value ``text`` gives a field of declared type ``kind`` (see :func:`with_settings`)."""
+    if text == "none" and kind.endswith("| None"):
+        return None
+    base = kind.removesuffix(" | None")
+    if base == "bool":
+        if text not in ("true", "false"):
+            raise ValueError(f"{name} takes true or false, not {text!r}")
+        return text == "true"
+    if base.startswith("tuple"):
+        return tuple(p for p in text.split(",") if p)
+    try:
+        if base == "int":
+            return int(text)
+        if base == "float":
+            return float(text)
+    except ValueError:
+        raise ValueError(f"{name} takes {'a whole number' if base == 'int' else 'a number'}"
+                         f"{' or none' if kind != base else ''}, not {text!r}") from None
+    return text
 
 
 GAME_TITLES = {"gin": "Gin", "chicago": "Chicago", "basic": "Basic Rummy",

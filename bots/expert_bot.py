@@ -137,6 +137,8 @@ CHICAGO_PLAYOUTS = ("draw", "knock")
 BASIC_PLAYOUTS = ("draw", "discard")
 #: Two-seat Three Thirteen's (``thirteen_playouts``).
 THIRTEEN_PLAYOUTS = ("draw", "discard")
+#: The playouts of a decision, by game.
+Playout = GinPlayout | ChicagoPlayout | BasicPlayout | ThirteenPlayout
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,10 +402,9 @@ class _Search:
                           knock_risk=self.params.playout_knock_risk, memo=self.cache)
 
     def draw_by_playouts(self, fallback: SeatAction,
-                         playout: GinPlayout | ChicagoPlayout | BasicPlayout | ThirteenPlayout
-                         ) -> SeatAction:
+                         playout: Playout) -> SeatAction:
         """The draw (two seats): the top discard or the stock, judged by ``playout``
-        (Gin's or Chicago's). A top card that could meld with nothing is left, as the
+        (the game's own). A top card that could meld with nothing is left, as the
         playouts would leave it; any other choice of the strong bot (Chicago's rummy)
         stands at once."""
         view, legal = self.view, self.legal
@@ -460,8 +461,7 @@ class _Search:
         return len(ranked) == 1 or (ranked[1][0] - ranked[0][0] >= self.params.clear_cost
                                     and home == ranked[0][1])
 
-    def discard_evaluator(self, card: Card, playout: GinPlayout | ChicagoPlayout | BasicPlayout
-                          | ThirteenPlayout) -> Callable[[World], float]:
+    def discard_evaluator(self, card: Card, playout: Playout) -> Callable[[World], float]:
         """The playout of the hand after discarding ``card``, on a world."""
         kept = _without(self.view.hand, card)
         other = self.others[0]

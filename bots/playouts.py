@@ -599,6 +599,14 @@ class ThirteenPlayout(_WildDraws):
         self.out = out
         self.max_turns = max_turns
 
+    def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
+                  stock: Sequence[Card], top: Card | None, take: bool) -> int:
+        """The viewer draws (``take``: the top discard, else the stock), then plays on;
+        from an empty stock, the counts the seats hold now."""
+        if not (take and top is not None) and not stock:
+            return self.memo.dd(theirs) - self.memo.dd(mine)
+        return from_draw(self, mine, theirs, stock, top=top, take=take)
+
     def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
                    top: Card | None, drawn: Card, forbidden: Card | None) -> int:
         """The viewer has drawn ``drawn``: the round played on (see :func:`from_draw`)."""

@@ -431,7 +431,11 @@ def test_a_thirteen_playout_after_the_last_discard_is_the_round_counted() -> Non
     playout = ThirteenPlayout(rules, {}, out=True)
     assert playout.after_discard(kept, parse_cards("5h 5s 5d"), [], parse_cards("Qd")[0]) \
         == -playout.memo.dd(kept) == -(3 + 4 + 9 + 10)
-    # Nobody out: the other seat plays on (here it goes out at once with its wild top).
+    # Nobody out: the other seat plays on. It takes the 5h we threw (wild), melds 7d 7s
+    # 5h and goes out throwing the Ah; our last turn draws the 2d (the Ah melds with
+    # nothing) and throws the 9d: we pay 2 + 3 + 4, it pays nothing.
     on = ThirteenPlayout(rules, {})
-    assert on.after_discard(parse_cards("3c 4c 5c"), parse_cards("7d 7s Ah"),
-                            parse_cards("Kc 2d"), parse_cards("7h")[0]) == 0 - 0
+    mine, theirs = parse_cards("3c 4c 9d"), parse_cards("7d 7s Ah")
+    assert on.after_discard(mine, theirs, parse_cards("Kc 2d"), parse_cards("5h")[0]) == -9
+    # From an empty stock the round stops with the counts held: 15 against our 16.
+    assert on.from_draw(mine, theirs, [], parse_cards("Qh")[0], False) == 15 - 16
