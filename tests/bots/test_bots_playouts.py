@@ -29,6 +29,7 @@ from rummyhall.rules import (
     DrawStock,
     Game,
     GoOut,
+    HandScored,
     Knock,
     LayOff,
     Meld,
@@ -118,6 +119,22 @@ def play_out(game: Game, bot: PolicyBot | BasicPolicyBot | ThirteenPolicyBot) ->
             break
         game.apply(bot.choose(seat_view(game, s), game.legal_actions()))
     return len(game.results) > scored
+
+
+def drawn_and_played(game: Game, playout: ChicagoPlayout | BasicPlayout | ThirteenPlayout,
+                     bot: PolicyBot | BasicPolicyBot | ThirteenPolicyBot,
+                     take: bool) -> tuple[int, HandScored] | None:
+    """Seat 0's playout from its draw (``take``: the top discard, else the stock), then
+    the engine playing that draw and the rest of the hand with ``bot``: the playout's
+    value and the hand's result; None when the hand was not scored or its stock ran out
+    (the playouts stop there)."""
+    view = seat_view(game, 0)
+    value = playout.from_draw(view.hand, game.hands[1], game.stock, view.discard_pile[-1],
+                              take)
+    game.apply(DrawDiscard(0) if take else DrawStock(0))
+    if play_out(game, bot) and not game.exhaustions:
+        return value, game.results[-1]
+    return None
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -244,12 +261,10 @@ def test_a_chicago_playout_scores_what_the_engine_scores_for_the_same_play() -> 
             view = seat_view(game, 0)
             limits = (game.knock_limits[0], game.knock_limits[1])
             playout = ChicagoPlayout(view_meld_rules(view), view.options, limits)
-            value = playout.from_draw(view.hand, game.hands[1], game.stock,
-                                      view.discard_pile[-1], take)
-            game.apply(DrawDiscard(0) if take else DrawStock(0))
-            if play_out(game, ChicagoPolicyBot(playout)) and not game.exhaustions:
-                points = game.results[-1].points
-                assert value == points[1] - points[0], (seed, take)
+            found = drawn_and_played(game, playout, ChicagoPolicyBot(playout), take)
+            if found is not None:
+                value, result = found
+                assert value == result.points[1] - result.points[0], (seed, take)
                 compared += 1
     assert compared >= 60  # (the penalty: the next test)
 
@@ -332,11 +347,9 @@ def test_a_basic_playout_scores_what_the_engine_scores_for_the_same_play(
                                    [m for _, m in view.melds], deck_cards(view),
                                    melded=(game.melded_before[0], game.melded_before[1]),
                                    may_lay_off=(may[0], may[1]))
-            value = playout.from_draw(view.hand, game.hands[1], game.stock,
-                                      view.discard_pile[-1], take)
-            game.apply(DrawDiscard(0) if take else DrawStock(0))
-            if play_out(game, BasicPolicyBot()) and not game.exhaustions:
-                result = game.results[-1]
+            found = drawn_and_played(game, playout, BasicPolicyBot(), take)
+            if found is not None:
+                value, result = found
                 gain = result.points[0] - result.points[1]  # (low_score_wins: a cost)
                 assert value == (-gain if game.options.scoring_mode == "low_score_wins"
                                  else gain), (seed, take)
@@ -412,11 +425,10 @@ def test_a_thirteen_playout_scores_what_the_engine_scores_for_the_same_play() ->
             view = seat_view(game, 0)
             playout = ThirteenPlayout(view_meld_rules(view), view.options,
                                       out=view.out_seat is not None)
-            value = playout.from_draw(view.hand, game.hands[1], game.stock,
-                                      view.discard_pile[-1], take)
-            game.apply(DrawDiscard(0) if take else DrawStock(0))
-            if play_out(game, ThirteenPolicyBot(playout)) and not game.exhaustions:
-                points = game.results[-1].points
+            found = drawn_and_played(game, playout, ThirteenPolicyBot(playout), take)
+            if found is not None:
+                value, result = found
+                points = result.points
                 assert value == points[1] - points[0], (seed, take)
                 compared += 1
                 last_turns += view.out_seat is not None
