@@ -306,9 +306,12 @@ class _WildDraws:
     """The draw of Chicago's and Three Thirteen's playouts, where a wild card is always
     worth a look: the hand's count is all that is played for, no table."""
 
-    rules: MeldRules
-    memo: SolverMemo
-    forbid: bool
+    def __init__(self, rules: MeldRules, options: Mapping[str, bool | int | str], *,
+                 memo: SolverMemo | None, max_turns: int) -> None:
+        self.rules = rules
+        self.memo = memo or SolverMemo(rules)
+        self.forbid = bool(options.get("forbid_discarding_taken_card", True))
+        self.max_turns = max_turns
 
     def may_meld(self, top: Card, hand: Sequence[Card]) -> bool:
         """Whether ``top`` could meld with ``hand``: a wild card always may."""
@@ -358,13 +361,10 @@ class ChicagoPlayout(_WildDraws):
     def __init__(self, rules: MeldRules, options: Mapping[str, bool | int | str],
                  limits: tuple[int, int], *, memo: SolverMemo | None = None,
                  max_turns: int = 60) -> None:
-        self.rules = rules
-        self.memo = memo or SolverMemo(rules)
+        super().__init__(rules, options, memo=memo, max_turns=max_turns)
         self.limits = limits
         self.penalty = int(options.get("knock_penalty", 15))
         self.on_tie = bool(options.get("knock_penalty_on_tie", True))
-        self.forbid = bool(options.get("forbid_discarding_taken_card", True))
-        self.max_turns = max_turns
 
     def showdown(self, left: int, other: Sequence[Card]) -> int:
         """The knocker's gain: the other's count less its own (its penalty included)."""
@@ -593,11 +593,8 @@ class ThirteenPlayout(_WildDraws):
     def __init__(self, rules: MeldRules, options: Mapping[str, bool | int | str], *,
                  out: bool = False, memo: SolverMemo | None = None,
                  max_turns: int = 60) -> None:
-        self.rules = rules
-        self.memo = memo or SolverMemo(rules)
-        self.forbid = bool(options.get("forbid_discarding_taken_card", True))
+        super().__init__(rules, options, memo=memo, max_turns=max_turns)
         self.out = out
-        self.max_turns = max_turns
 
     def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
                   stock: Sequence[Card], top: Card | None, take: bool) -> int:
