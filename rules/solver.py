@@ -2602,7 +2602,7 @@ def _may_meld_all(screen: _Screen, suits: tuple[int, int, int, int],
     if not screen.ace_low:
         return True
     apart = _apart(suits, rest, wilds)
-    return 2 * lone + apart - (2 if spare and lone else int(spare and apart > 0)) <= wilds
+    return 2 * lone + apart - (save or int(spare and apart > 0)) <= wilds
 
 
 def _needy_groups(screen: _Screen, suits: tuple[int, int, int, int], needy: list[int],
@@ -2618,8 +2618,7 @@ def _needy_groups(screen: _Screen, suits: tuple[int, int, int, int], needy: list
             q ^= low
             while q:  # (the suit's next needy natural, and whether it joins this run)
                 nxt = q & -q
-                if screen.ace_low and (nxt.bit_length() - low.bit_length() + 1) - (
-                        p & ((nxt << 1) - low)).bit_count() > wilds:
+                if screen.ace_low and _missing(p, low, nxt) > wilds:
                     break
                 seg |= nxt
                 low = nxt
@@ -2633,6 +2632,12 @@ def _needy_groups(screen: _Screen, suits: tuple[int, int, int, int], needy: list
             kept.append(seg)
             groups = kept
     return groups
+
+
+def _missing(p: int, low: int, high: int) -> int:
+    """The positions of a suit's run from the bit ``low`` to the bit ``high`` that its
+    naturals ``p`` do not hold: the wild cards one run holding both needs."""
+    return high.bit_length() - low.bit_length() + 1 - (p & ((high << 1) - low)).bit_count()
 
 
 def _apart(suits: tuple[int, int, int, int], needy: list[int], wilds: int) -> int:
@@ -2654,8 +2659,7 @@ def _apart(suits: tuple[int, int, int, int], needy: list[int], wilds: int) -> in
         while q:
             low = q & -q
             q ^= low
-            if low & ranks or (last and (low.bit_length() - last.bit_length() + 1)
-                               - (p & ((low << 1) - last)).bit_count() <= wilds):
+            if low & ranks or (last and _missing(p, last, low) <= wilds):
                 continue
             ranks |= low
             last = low
