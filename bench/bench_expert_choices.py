@@ -289,17 +289,14 @@ def main() -> None:
     if not off <= set(PARTS):
         parser.error(f"--off takes {', '.join(PARTS)}")
     params = expert_params(args.think_ms, args.expert_worlds, off, args.knock_stock)
-    if args.chicago_playouts is not None and "draw" not in off:
-        params = dataclasses.replace(params, chicago_playouts=tuple(
-            p for p in args.chicago_playouts.split(",") if p))
-    if args.basic_playouts is not None and "draw" not in off:
-        params = dataclasses.replace(params, basic_playouts=tuple(
-            p for p in args.basic_playouts.split(",") if p))
-    if args.thirteen_playouts is not None and "draw" not in off:
-        params = dataclasses.replace(params, thirteen_playouts=tuple(
-            p for p in args.thirteen_playouts.split(",") if p))
+    # (each game's --X-playouts flag is its setting, unless --off draw switched them off)
+    playouts = {"chicago_playouts": args.chicago_playouts,
+                "basic_playouts": args.basic_playouts,
+                "thirteen_playouts": args.thirteen_playouts}
+    flags = [f"{name}={value}" for name, value in playouts.items()
+             if value is not None and "draw" not in off]
     try:
-        params = with_settings(params, args.param)
+        params = with_settings(params, flags + args.param)
     except ValueError as exc:
         parser.error(str(exc))
     tasks = [Task(args.game, params, args.seed, d, r, args.rollouts)
