@@ -61,7 +61,9 @@ differences are not drowned in the deals' luck.
   they change, going rummy scored), compared as Gin's draw is. Valued on the true
   cards, the draw's departures gain about a point each and the discard's about
   nothing, as the sampled feed's did (docs/bots.md); with ``basic_playouts=("draw",)``
-  the discard is the sampled feed's.
+  the discard is the sampled feed's. A playout ends at 0 when the stock runs out; with
+  ``basic_rebuild`` (off until measured) it rebuilds the stock from the pile the seat
+  sees, as the table does, knowing the rebuilds the seat has seen this hand.
 - **Two-seat Three Thirteen's draw and discard: playouts, as an option**
   (``thirteen_playouts``, off by default). The same comparisons on Three Thirteen's
   playouts (:class:`~rummyhall.bots.playouts.ThirteenPlayout`: the round to its end,
@@ -170,6 +172,7 @@ class ExpertParams:
     chicago_playouts: tuple[str, ...] = ()  # two-seat Chicago's, off: no gain measured
     basic_playouts: tuple[str, ...] = ("draw", "discard")  # two-seat Basic's (BASIC_PLAYOUTS)
     thirteen_playouts: tuple[str, ...] = ()  # two-seat Three Thirteen's, off: a loss measured
+    basic_rebuild: bool = False  # Basic's playouts rebuild an empty stock (off: not valued yet)
 
     def __post_init__(self) -> None:
         if not set(self.playouts) <= set(PLAYOUTS):
@@ -511,11 +514,13 @@ class _Search:
         view, other, turn, mem = self.view, self.others[0], self.turn, self.mem
         deck = deck_cards(view)
         dealt = dealt_size(view)
+        rebuild = self.bot.params.basic_rebuild  # (the pile, and the rebuilds seen)
         return BasicPlayout(self.rules, view.options, [m for _, m in view.melds], deck,
                             melded=(mem.melded or mem.melded_this_turn,
                                     view.hand_sizes[other] < dealt),
                             may_lay_off=(turn.may_lay_off(self.seat), turn.may_lay_off(other)),
-                            memo=self.cache)
+                            memo=self.cache, pile=view.discard_pile if rebuild else None,
+                            exhaustions=mem.rebuilds, rng=self.bot.rng)
 
     def discard_by_playouts(self, fallback: Discard,
                             playout: BasicPlayout | ThirteenPlayout) -> SeatAction:

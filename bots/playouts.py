@@ -56,8 +56,13 @@ melded and laid off nothing in an earlier turn, as the table's ``rummy_bonus`` s
 as they bind a player. The engine playing this policy scores exactly what the playout
 scores (tested; with ``scoring_mode`` ``low_score_wins`` the engine's points are a cost,
 and the playout's value is the other's cost less ours, the same number). An empty stock
-ends the playout at 0, as in Chicago (the engine rebuilds it, or ends the hand at its
-``stock_exhaustion_limit``).
+ends the playout at 0, as in Chicago, unless the playout is given the discard pile: then
+it goes on as the engine does (tested, shuffles included): at the table's
+``stock_exhaustion_limit`` the hand ends and the lower count scores the difference; a
+stock that ran out too often, or an empty pile, makes the hand void (0); else the pile
+under its top card becomes the stock, turned over (the oldest discard drawn first) or
+shuffled, as the table's ``stock_rebuild`` says, and with nothing under the top card
+that card is the only draw.
 
 Three Thirteen (two seats, :class:`ThirteenPlayout`) is played to the end of the round:
 each turn the mover draws and discards as in Chicago; a discard that leaves every card
@@ -70,11 +75,13 @@ the stock and plays on, and both seats keep paying what they hold).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Protocol
 
 from rummyhall.rules import (
+    MAX_STOCK_EXHAUSTIONS,
     Card,
     MeldRules,
     best_arrangement,
@@ -410,13 +417,21 @@ class BasicPlayout:
     may take); ``melded`` whether the viewer and the opponent have melded or laid off in
     an earlier turn (no more rummy for them); ``may_lay_off`` whether each may lay off
     now (a table may ask a seat to meld first).
+
+    ``pile`` is the discard pile as the decision sees it (bottom to top): with it, an
+    empty stock is rebuilt from the pile as the table rebuilds it (turned over, or
+    shuffled by ``rng``), or ends the hand at the table's ``stock_exhaustion_limit``;
+    ``exhaustions`` counts the rebuilds this hand has had. Without it (None) an empty
+    stock ends the playout at 0.
     """
 
     def __init__(self, rules: MeldRules, options: Mapping[str, bool | int | str],
                  table: Sequence[Sequence[Card]], deck: Sequence[Card], *,
                  melded: tuple[bool, bool] = (False, False),
                  may_lay_off: tuple[bool, bool] = (True, True),
-                 memo: SolverMemo | None = None, max_turns: int = 60) -> None:
+                 memo: SolverMemo | None = None, max_turns: int = 60,
+                 pile: Sequence[Card] | None = None, exhaustions: int = 0,
+                 rng: random.Random | None = None) -> None:
         self.rules = rules
         self.memo = memo or SolverMemo(rules)
         self.deck = tuple(deck)
@@ -430,6 +445,11 @@ class BasicPlayout:
         self.start_layable = frozenset().union(*self.start_fits)
         self.melded = melded
         self.may_lay_off = may_lay_off
+        self.pile = None if pile is None else tuple(pile)
+        self.exhaustions = exhaustions
+        self.turn_over = options.get("stock_rebuild", "shuffle") == "turn_over"
+        self.exhaustion_limit = int(options.get("stock_exhaustion_limit", 0))
+        self.rng = rng or random.Random()
 
     def may_meld(self, top: Card, hand: Sequence[Card]) -> bool:
         """Whether the viewer could use ``top``: it lays off on the table, or it could
@@ -444,7 +464,8 @@ class BasicPlayout:
     def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
                    top: Card | None, drawn: Card, forbidden: Card | None) -> int:
         """The viewer has drawn ``drawn``: the hand played on (see :func:`from_draw`)."""
-        return BasicHand(self, mine, theirs, stock).play(0, top, drawn, forbidden)
+        under = list(self.pile[:-1]) if self.pile else []  # (what lies under ``top``)
+        return BasicHand(self, mine, theirs, stock, under).play(0, top, drawn, forbidden)
 
     def after_discard(self, mine: Sequence[Card], theirs: Sequence[Card],
                       stock: Sequence[Card], top: Card) -> int:
@@ -452,7 +473,9 @@ class BasicPlayout:
         (unless that discard went out)."""
         if not mine:
             return self.score(theirs, not self.melded[0])
-        return BasicHand(self, list(mine), list(theirs), list(stock)).play(1, top, None, None)
+        under = list(self.pile or ())  # (the pile the decision saw lies under our discard)
+        return BasicHand(self, list(mine), list(theirs), list(stock), under).play(
+            1, top, None, None)
 
     def score(self, loser: Sequence[Card], rummy: bool) -> int:
         """What going out gains against ``loser``'s cards (all of them count), going
@@ -474,14 +497,17 @@ class BasicHand:
     :func:`take_choice`), lays off each card that fits the table and is deadwood (the
     first meld it fits, in table order, again while any fits), lays down the melds of a
     best arrangement of what is left, and discards the card leaving the least deadwood;
-    an empty hand goes out, and the other seat pays every card it holds.
+    an empty hand goes out, and the other seat pays every card it holds. ``under`` is the
+    discard pile under the top card (what a rebuilt stock is made of).
     """
 
     def __init__(self, playout: BasicPlayout, mine: list[Card], theirs: list[Card],
-                 stock: list[Card]) -> None:
+                 stock: list[Card], under: list[Card] | None = None) -> None:
         self.p = playout
         self.hands = [mine, theirs]
         self.stock = stock
+        self.under = under if under is not None else []
+        self.exhaustions = playout.exhaustions
         self.table = list(playout.start_table)
         self.fits = list(playout.start_fits)
         self.melded = list(playout.melded)
@@ -549,23 +575,55 @@ class BasicHand:
             return True
         return False
 
+    def restock(self, top: Card | None) -> int | None:
+        """A turn starts on an empty stock, as the table starts it: the hand ends (the
+        viewer's points) at the table's ``stock_exhaustion_limit``, or void (0) when the
+        stock has run out too often or no discard is left; else the pile under ``top``
+        becomes the stock (turned over, the oldest discard drawn first, or shuffled),
+        and None. With nothing under ``top``, it is the only card to draw."""
+        p = self.p
+        limit = p.exhaustion_limit
+        if limit and self.exhaustions >= limit - 1:  # the lowest count scores the difference
+            points = p.rules.points
+            mine, theirs = (sum(map(points, hand)) for hand in self.hands)
+            return theirs - mine
+        if self.exhaustions >= MAX_STOCK_EXHAUSTIONS or top is None:
+            return 0
+        self.exhaustions += 1
+        if self.under:
+            if p.turn_over:
+                self.stock = self.under[::-1]
+            else:
+                order = sorted(self.under)
+                p.rng.shuffle(order)
+                self.stock = order[::-1]
+            self.under = []
+        return None
+
     def play(self, seat: int, top: Card | None, drawn: Card | None,
              forbidden: Card | None) -> int:
         """Alternate turns from ``seat``'s draw (0: the viewer) and return the viewer's
-        points: what it gains going out, less what it pays when the other does; 0 when
-        the stock runs out or after ``max_turns`` turns. With ``drawn``, ``seat`` has
-        drawn it (``forbidden``: the card it may not discard)."""
+        points: what it gains going out, less what it pays when the other does; 0 after
+        ``max_turns`` turns, and when the stock runs out without a pile to rebuild it
+        from (:meth:`restock` otherwise). With ``drawn``, ``seat`` has drawn it
+        (``forbidden``: the card it may not discard)."""
         p = self.p
         memo = p.memo
+        rebuilds = p.pile is not None
         for _ in range(p.max_turns + (drawn is not None)):
             hand = self.hands[seat]
             if drawn is None:
-                if top is not None and self.takes(hand, top, seat):
-                    drawn, forbidden = top, (top if p.forbid else None)
+                if rebuilds and not self.stock and (end := self.restock(top)) is not None:
+                    return end
+                if top is not None and (self.takes(hand, top, seat)
+                                        or (rebuilds and not self.stock)):
+                    drawn, forbidden, took = top, (top if p.forbid else None), True
                 else:
                     if not self.stock:
                         return 0
-                    drawn, forbidden = self.stock.pop(), None
+                    drawn, forbidden, took = self.stock.pop(), None, False
+            else:
+                took = drawn == top
             hand.append(drawn)
             played = False
             self.melds_this_turn = 0
@@ -574,6 +632,8 @@ class BasicHand:
             if hand:
                 card, _ = memo.best_discard(hand, forbidden if forbidden in hand else None)
                 hand.remove(card)
+                if top is not None and not took:
+                    self.under.append(top)
                 top = card
             if not hand:
                 gain = p.score(self.hands[1 - seat], not self.melded[seat])

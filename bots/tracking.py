@@ -79,6 +79,10 @@ class HandMemory:
     turns: int = 0
     #: What drawing each face saves each hand evaluated this hand (see HandEvaluator).
     gains: dict[tuple[Card, ...], dict[int, float]] = field(default_factory=dict)
+    #: The stock's size right after our last action, and the rebuilds seen this hand (a
+    #: stock larger than that: a stock emptied twice between two of our looks counts once).
+    stock: int = -1
+    rebuilds: int = 0
 
     def known_cards(self, seat: int) -> set[Card]:
         return self.known.setdefault(seat, set())
@@ -98,6 +102,9 @@ class Tracker:
         mem = self.memory
         if mem is None or mem.hand_no != view.hand_no or view.move_number < mem.move:
             mem = self.memory = HandMemory(view.hand_no)
+        if view.stock_count > mem.stock >= 0:
+            mem.rebuilds += 1
+        mem.stock = view.stock_count
         if mem.pile is not None and view.move_number > mem.move + 1:
             self._infer(view, mem, mem.pile)
         elif (mem.pile is None and view.phase == "upcard" and view.seat == view.dealer
@@ -129,6 +136,7 @@ class Tracker:
             mem.melded_this_turn = True
         mem.pile = pile
         mem.move = view.move_number
+        mem.stock = view.stock_count - (kind == "draw_stock")
 
     def _infer(self, view: SeatView, mem: HandMemory, before: tuple[Card, ...]) -> None:
         after = view.discard_pile

@@ -566,6 +566,42 @@ def test_two_seat_three_thirteens_draws_and_discards_may_be_judged_by_playouts(
         ExpertParams(thirteen_playouts=("knock",))
 
 
+def test_basic_rummys_playouts_may_rebuild_the_stock_from_the_pile() -> None:
+    # With ``basic_rebuild`` the playouts of a decision get the pile the seat sees and
+    # the rebuilds its memory counted, as many as the engine made; without it (the
+    # default) no pile: an empty stock ends a playout at 0. Every answer is legal.
+    late = 0
+    for rebuild in (False, True):
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=2, basic_rebuild=rebuild),
+                           random.Random(3))
+        game = dealt("basic", 2, 8)
+        rng, strong = random.Random(8), StrongBot()
+        for _ in range(3000):
+            s = game.to_move
+            if game.is_over or len(game.results) >= 6:
+                break
+            if s is None:
+                game.apply(shuffle_for(game, rng))
+                continue
+            view, legal = seat_view(game, s), game.legal_actions()
+            if s == 1:
+                game.apply(strong.choose(view, legal))
+                continue
+            action = expert.choose(view, legal)
+            assert action in legal
+            mem = expert.strong.tracker.memory  # (as the decision left it)
+            assert mem is not None
+            search = expert_bot._Search(expert, StrongTurn(expert.strong, view, legal, mem),
+                                        mem, lambda: 0.0)
+            playout = search.basic_playout()
+            assert playout.pile == (view.discard_pile if rebuild else None)
+            assert playout.exhaustions == game.exhaustions
+            late += rebuild and game.exhaustions > 0
+            game.apply(action)
+    assert late
+    assert not ExpertParams().basic_rebuild  # (off by default: docs/bots.md)
+
+
 def test_basic_rummys_playouts_know_who_may_still_go_rummy() -> None:
     # Going rummy needs a hand with nothing melded or laid off in an earlier turn. The
     # playouts of a decision start from what the seat knows: our memory (this turn's

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -319,6 +320,30 @@ class BasicPolicyBot:
         return Discard(seat, card)
 
 
+def basic_at_seat_draw(options: dict[str, object], seed: int, turns: int) -> BasicRummy | None:
+    """A two-seat Basic Rummy hand played by strong bots until seat 0's ``turns``-th
+    draw (melds on the table, cards taken); None when it ended first."""
+    game = new_game("basic", options, players=2, first_dealer=1)
+    game.apply(seat_order_shuffle(game, deal_slices(game, random.Random(seed))))
+    try:
+        game = to_seat_draw_of(game, turns)
+    except EndedFirst:
+        return None
+    assert isinstance(game, BasicRummy)
+    return game
+
+
+def basic_playout_of(game: BasicRummy, **extra: Any) -> BasicPlayout:
+    """Seat 0's playouts as the game stands: the table, who may still go rummy (the
+    engine's flags) and who may lay off; ``extra`` for :class:`BasicPlayout`."""
+    view = seat_view(game, 0)
+    may = [not game.options.layoff_requires_own_meld
+           or any(m.owner == s for m in game.melds) for s in (0, 1)]
+    return BasicPlayout(view_meld_rules(view), view.options, [m for _, m in view.melds],
+                        deck_cards(view), melded=(game.melded_before[0], game.melded_before[1]),
+                        may_lay_off=(may[0], may[1]), **extra)
+
+
 @pytest.mark.parametrize("options", [
     {}, {"layoff_requires_own_meld": True},
     {"rummy_bonus": "plus_10", "must_discard_to_go_out": True},
@@ -333,21 +358,10 @@ def test_a_basic_playout_scores_what_the_engine_scores_for_the_same_play(
     compared = rummies = 0
     for seed in range(40):
         for take in (True, False):
-            game = new_game("basic", options, players=2, first_dealer=1)
-            game.apply(seat_order_shuffle(game, deal_slices(game, random.Random(seed))))
-            try:
-                game = to_seat_draw_of(game, 1 + seed % 4)
-            except EndedFirst:
+            game = basic_at_seat_draw(options, seed, 1 + seed % 4)
+            if game is None:
                 continue
-            assert isinstance(game, BasicRummy)
-            view = seat_view(game, 0)
-            may = [not game.options.layoff_requires_own_meld
-                   or any(m.owner == s for m in game.melds) for s in (0, 1)]
-            playout = BasicPlayout(view_meld_rules(view), view.options,
-                                   [m for _, m in view.melds], deck_cards(view),
-                                   melded=(game.melded_before[0], game.melded_before[1]),
-                                   may_lay_off=(may[0], may[1]))
-            found = drawn_and_played(game, playout, BasicPolicyBot(), take)
+            found = drawn_and_played(game, basic_playout_of(game), BasicPolicyBot(), take)
             if found is not None:
                 value, result = found
                 gain = result.points[0] - result.points[1]  # (low_score_wins: a cost)
@@ -357,6 +371,66 @@ def test_a_basic_playout_scores_what_the_engine_scores_for_the_same_play(
                 rummies += result.outcome == "rummy"
     # (one meld a turn: going out in one turn takes a hand of one meld, rare)
     assert compared >= 40 and (rummies or options.get("one_meld_per_turn"))
+
+
+def play_out_rebuilding(game: Game, bot: BasicPolicyBot, rng: random.Random) -> bool:
+    """:func:`play_out`, an empty stock rebuilt as the table says (a shuffle drawn from
+    ``rng`` as :func:`shuffle_for` draws it)."""
+    scored = len(game.results)
+    for _ in range(3000):
+        if len(game.results) > scored:
+            break
+        if game.phase is Phase.REBUILD:
+            game.apply(shuffle_for(game, rng))
+            continue
+        s = game.to_move
+        if s is None:
+            break
+        game.apply(bot.choose(seat_view(game, s), game.legal_actions()))
+    return len(game.results) > scored
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"stock_rebuild": "turn_over"}, {"stock_exhaustion_limit": 2},
+    {"stock_exhaustion_limit": 1, "scoring_mode": "low_score_wins"}])
+def test_a_basic_playout_given_the_pile_rebuilds_the_stock_as_the_engine_does(
+        options: dict[str, object]) -> None:
+    # Late in a hand, the playout given the pile plays past an empty stock as the engine
+    # does: the pile under the top card turned over or shuffled (the same shuffles), the
+    # hand ended at the exhaustion limit (the lowest count scores the difference), and
+    # scores what the engine scores playing the same policy on the true cards.
+    compared = rebuilt = 0  # (rebuilt: the hands whose stock ran out)
+    for seed in range(30):
+        for take in (True, False):
+            game = basic_at_seat_draw(options, seed, 7 + seed % 6)
+            if game is None:
+                continue
+            view = seat_view(game, 0)
+            playout = basic_playout_of(game, max_turns=400, pile=view.discard_pile,
+                                       exhaustions=game.exhaustions, rng=random.Random(seed))
+            value = playout.from_draw(view.hand, game.hands[1], game.stock,
+                                      view.discard_pile[-1], take)
+            game.apply(DrawDiscard(0) if take else DrawStock(0))
+            if play_out_rebuilding(game, BasicPolicyBot(), random.Random(seed)):
+                gain = game.results[-1].points[0] - game.results[-1].points[1]
+                assert value == (-gain if game.options.scoring_mode == "low_score_wins"
+                                 else gain), (seed, take)
+                compared += 1
+                rebuilt += game.exhaustions > 0 or game.results[-1].outcome == "exhausted"
+            else:  # a void hand: the stock ran out too often
+                assert game.phase is Phase.DEAL and value == 0
+    assert compared >= 30 and rebuilt >= 5, (compared, rebuilt)
+
+
+def test_without_the_pile_an_empty_stock_ends_a_basic_playout_at_0() -> None:
+    game = to_seat_draw(2, 3, "basic")
+    view = seat_view(game, 0)
+    playout = BasicPlayout(view_meld_rules(view), view.options, [m for _, m in view.melds],
+                           deck_cards(view))
+    assert playout.from_draw(view.hand, game.hands[1], [], view.discard_pile[-1],
+                             take=False) == 0
+    hand = BasicHand(playout, list(view.hand[:3]), list(game.hands[1][:3]), [])
+    assert hand.play(1, view.discard_pile[-1], None, None) == 0
 
 
 class ThirteenPolicyBot:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import random
 
 import pytest
 
+from rummyhall.bots import StrongBot
 from rummyhall.bots.arena import seat_order_shuffle
 from rummyhall.bots.evaluation import HandEvaluator, meld_completions, run_windows
+from rummyhall.bots.selfplay import shuffle_for
 from rummyhall.bots.tracking import Tracker, has_played, unseen_faces
 from rummyhall.rules import (
     Card,
@@ -239,3 +242,31 @@ def test_in_its_first_turn_only_the_seats_after_the_dealer_have_played() -> None
     assert [has_played(view, mem, s) for s in (0, 1, 2)] == [False, False, True]
     mem.turns = 2  # from our second turn on, every seat has played since our last
     assert all(has_played(view, mem, s) for s in (0, 1, 2))
+
+
+def test_the_tracker_counts_the_stock_rebuilds_it_sees() -> None:
+    # Strong bots play two-seat Basic Rummy hands; a tracker that sees seat 0's views
+    # counts each rebuild of the stock (a stock larger than after its last action) as
+    # the engine counts them, and starts again at 0 in the next hand.
+    rng = random.Random(5)
+    game = new_game("basic", players=2)
+    bots = [StrongBot(), StrongBot()]
+    tracker = Tracker()
+    checked = rebuilt = 0
+    for _ in range(20_000):
+        if game.is_over or checked >= 60:
+            break
+        s = game.to_move
+        if s is None:
+            game.apply(shuffle_for(game, rng))
+            continue
+        view = seat_view(game, s)
+        action = bots[s].choose(view, game.legal_actions())
+        if s == 0:
+            mem = tracker.observe(view)
+            assert mem.rebuilds == game.exhaustions
+            tracker.record(view, action)
+            checked += game.exhaustions > 0
+            rebuilt = max(rebuilt, game.exhaustions)
+        game.apply(action)
+    assert checked >= 60 and rebuilt >= 1
