@@ -520,7 +520,7 @@ class _Search:
                                     view.hand_sizes[other] < dealt),
                             may_lay_off=(turn.may_lay_off(self.seat), turn.may_lay_off(other)),
                             memo=self.cache, pile=view.discard_pile if rebuild else None,
-                            exhaustions=mem.rebuilds, rng=self.bot.rng)
+                            exhaustions=mem.rebuilds)
 
     def discard_by_playouts(self, fallback: Discard,
                             playout: BasicPlayout | ThirteenPlayout) -> SeatAction:

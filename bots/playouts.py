@@ -420,9 +420,11 @@ class BasicPlayout:
 
     ``pile`` is the discard pile as the decision sees it (bottom to top): with it, an
     empty stock is rebuilt from the pile as the table rebuilds it (turned over, or
-    shuffled by ``rng``), or ends the hand at the table's ``stock_exhaustion_limit``;
+    shuffled), or ends the hand at the table's ``stock_exhaustion_limit``;
     ``exhaustions`` counts the rebuilds this hand has had. Without it (None) an empty
-    stock ends the playout at 0.
+    stock ends the playout at 0. The shuffles come from ``rng`` when given; else each
+    playout seeds its own from its world (the stock and the other seat's hand), so that
+    the candidates of a decision, played out on one world, meet the same shuffles.
     """
 
     def __init__(self, rules: MeldRules, options: Mapping[str, bool | int | str],
@@ -449,7 +451,8 @@ class BasicPlayout:
         self.exhaustions = exhaustions
         self.turn_over = options.get("stock_rebuild", "shuffle") == "turn_over"
         self.exhaustion_limit = int(options.get("stock_exhaustion_limit", 0))
-        self.rng = rng or random.Random()
+        self.rng = rng
+        self.world: int = 0  # the seed of the world being played out (without ``rng``)
 
     def may_meld(self, top: Card, hand: Sequence[Card]) -> bool:
         """Whether the viewer could use ``top``: it lays off on the table, or it could
@@ -459,6 +462,8 @@ class BasicPlayout:
     def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
                   stock: Sequence[Card], top: Card | None, take: bool) -> int:
         """The viewer draws (``take``: the top discard, else the stock), then plays on."""
+        if self.pile is not None:
+            self.world = hash((tuple(stock), tuple(theirs)))
         return from_draw(self, mine, theirs, stock, top=top, take=take)
 
     def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
@@ -473,6 +478,8 @@ class BasicPlayout:
         (unless that discard went out)."""
         if not mine:
             return self.score(theirs, not self.melded[0])
+        if self.pile is not None:
+            self.world = hash((tuple(stock), tuple(theirs)))
         under = list(self.pile or ())  # (the pile the decision saw lies under our discard)
         return BasicHand(self, list(mine), list(theirs), list(stock), under).play(
             1, top, None, None)
@@ -508,6 +515,7 @@ class BasicHand:
         self.stock = stock
         self.under = under if under is not None else []
         self.exhaustions = playout.exhaustions
+        self.rng = playout.rng  # (made from the world at the first shuffle, without one)
         self.table = list(playout.start_table)
         self.fits = list(playout.start_fits)
         self.melded = list(playout.melded)
@@ -577,13 +585,14 @@ class BasicHand:
 
     def restock(self, top: Card | None) -> int | None:
         """A turn starts on an empty stock, as the table starts it: the hand ends (the
-        viewer's points) at the table's ``stock_exhaustion_limit``, or void (0) when the
-        stock has run out too often or no discard is left; else the pile under ``top``
-        becomes the stock (turned over, the oldest discard drawn first, or shuffled),
-        and None. With nothing under ``top``, it is the only card to draw."""
+        viewer's points) at the table's ``stock_exhaustion_limit``, or void (0) after
+        ``MAX_STOCK_EXHAUSTIONS`` rebuilds or with no discard left; else the pile under
+        ``top`` becomes the stock (turned over, the oldest discard drawn first, or
+        shuffled), and None. With nothing under ``top``, it is the only card to draw (the
+        table's rule; in two-seat Basic Rummy a rebuilt stock always holds a card)."""
         p = self.p
         limit = p.exhaustion_limit
-        if limit and self.exhaustions >= limit - 1:  # the lowest count scores the difference
+        if limit and self.exhaustions >= limit - 1:  # the counts decide: ours against theirs
             points = p.rules.points
             mine, theirs = (sum(map(points, hand)) for hand in self.hands)
             return theirs - mine
@@ -594,8 +603,10 @@ class BasicHand:
             if p.turn_over:
                 self.stock = self.under[::-1]
             else:
+                if self.rng is None:
+                    self.rng = random.Random(p.world)
                 order = sorted(self.under)
-                p.rng.shuffle(order)
+                self.rng.shuffle(order)
                 self.stock = order[::-1]
             self.under = []
         return None

@@ -79,8 +79,10 @@ class HandMemory:
     turns: int = 0
     #: What drawing each face saves each hand evaluated this hand (see HandEvaluator).
     gains: dict[tuple[Card, ...], dict[int, float]] = field(default_factory=dict)
-    #: The stock's size right after our last action, and the rebuilds seen this hand (a
-    #: stock larger than that: a stock emptied twice between two of our looks counts once).
+    #: The stock's size at our last look or action, and the rebuilds seen this hand: a
+    #: stock larger than that at the next look. A rebuild that leaves the stock no larger
+    #: (two between two looks, or a pile of one or two cards) is missed, and a memory
+    #: started in the middle of a hand counts from there.
     stock: int = -1
     rebuilds: int = 0
 

@@ -576,9 +576,9 @@ def test_basic_rummys_playouts_may_rebuild_the_stock_from_the_pile() -> None:
                            random.Random(3))
         game = dealt("basic", 2, 8)
         rng, strong = random.Random(8), StrongBot()
-        for _ in range(3000):
+        for _ in range(6000):
             s = game.to_move
-            if game.is_over or len(game.results) >= 6:
+            if game.is_over or len(game.results) >= (30 if rebuild else 4) or late >= 3:
                 break
             if s is None:
                 game.apply(shuffle_for(game, rng))
