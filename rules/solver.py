@@ -118,7 +118,11 @@ form a set.
 
 Ties are broken deterministically by the search order; the arrangement shown merges
 melds of one kind that still form a valid meld together (two touching runs of a suit,
-two sets of a rank from several decks).
+two sets of a rank from several decks). The general path builds an arrangement from
+its lowest natural up: the first of its set and run candidates that keeps the hand's
+least deadwood (known once, from the table path when it takes the hand), else that
+natural as deadwood; the bounded search, bounded by that least deadwood, says whether
+a candidate keeps it.
 
 Layoffs (Gin showdown, docs/rules.md 3) are searched exhaustively: for each knocker meld
 the family of card subsets the defender can lay off on it in some legal order, then
