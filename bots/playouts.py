@@ -58,11 +58,12 @@ scores (tested; with ``scoring_mode`` ``low_score_wins`` the engine's points are
 and the playout's value is the other's cost less ours, the same number). An empty stock
 ends the playout at 0, as in Chicago, unless the playout is given the discard pile: then
 it goes on as the engine does (tested, shuffles included): at the table's
-``stock_exhaustion_limit`` the hand ends and the lower count scores the difference; a
-stock that ran out too often, or an empty pile, makes the hand void (0); else the pile
-under its top card becomes the stock, turned over (the oldest discard drawn first) or
-shuffled, as the table's ``stock_rebuild`` says, and with nothing under the top card
-that card is the only draw.
+``stock_exhaustion_limit`` the hand ends on the counts (the playout's value is the
+other's count less ours, under either scoring); a stock that runs out after ten
+rebuilds (``MAX_STOCK_EXHAUSTIONS``), or an empty pile, makes the hand void (0); else
+the pile under its top card becomes the stock, turned over (the oldest discard drawn
+first) or shuffled, as the table's ``stock_rebuild`` says, and with nothing under the
+top card that card is the only draw.
 
 Three Thirteen (two seats, :class:`ThirteenPlayout`) is played to the end of the round:
 each turn the mover draws and discards as in Chicago; a discard that leaves every card
