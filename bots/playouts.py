@@ -463,9 +463,14 @@ class BasicPlayout:
     def from_draw(self, mine: Sequence[Card], theirs: Sequence[Card],
                   stock: Sequence[Card], top: Card | None, take: bool) -> int:
         """The viewer draws (``take``: the top discard, else the stock), then plays on."""
+        self.enter(theirs, stock)
+        return from_draw(self, mine, theirs, stock, top=top, take=take)
+
+    def enter(self, theirs: Sequence[Card], stock: Sequence[Card]) -> None:
+        """A playout starts on the world of the other seat's hand ``theirs`` and
+        ``stock``: the seed of its shuffles (with a pile and no ``rng``)."""
         if self.pile is not None:
             self.world = hash((tuple(stock), tuple(theirs)))
-        return from_draw(self, mine, theirs, stock, top=top, take=take)
 
     def play_drawn(self, mine: list[Card], theirs: list[Card], stock: list[Card], *,
                    top: Card | None, drawn: Card, forbidden: Card | None) -> int:
@@ -479,8 +484,7 @@ class BasicPlayout:
         (unless that discard went out)."""
         if not mine:
             return self.score(theirs, not self.melded[0])
-        if self.pile is not None:
-            self.world = hash((tuple(stock), tuple(theirs)))
+        self.enter(theirs, stock)
         under = list(self.pile or ())  # (the pile the decision saw lies under our discard)
         return BasicHand(self, list(mine), list(theirs), list(stock), under).play(
             1, top, None, None)

@@ -117,11 +117,17 @@ class EndedFirst(Exception):
     """The hand ended before the turn asked for."""
 
 
-def play_out(game: Game, bot: PolicyBot | BasicPolicyBot | ThirteenPolicyBot) -> bool:
+def play_out(game: Game, bot: PolicyBot | BasicPolicyBot | ThirteenPolicyBot,
+             rng: random.Random | None = None) -> bool:
     """The engine plays the rest of the hand with ``bot`` at both seats; True if it was
-    scored (else it ended dead or void)."""
+    scored (else it ended dead or void). With ``rng`` an empty stock is rebuilt as the
+    table says (a shuffle drawn from ``rng`` as :func:`shuffle_for` draws it), and the
+    hand may last ten times longer; without, a stock to shuffle ends it unscored."""
     scored = len(game.results)
-    for _ in range(300):
+    for _ in range(300 if rng is None else 3000):
+        if rng is not None and game.phase is Phase.REBUILD:
+            game.apply(shuffle_for(game, rng))
+            continue
         s = game.to_move
         if len(game.results) > scored or s is None:
             break
@@ -383,37 +389,18 @@ def test_a_basic_playout_scores_what_the_engine_scores_for_the_same_play(
     assert compared >= 40 and (rummies or options.get("one_meld_per_turn"))
 
 
-def play_out_rebuilding(game: Game, bot: BasicPolicyBot, rng: random.Random) -> bool:
-    """:func:`play_out`, an empty stock rebuilt as the table says (a shuffle drawn from
-    ``rng`` as :func:`shuffle_for` draws it)."""
-    scored = len(game.results)
-    for _ in range(3000):
-        if len(game.results) > scored:
-            break
-        if game.phase is Phase.REBUILD:
-            game.apply(shuffle_for(game, rng))
-            continue
-        s = game.to_move
-        if s is None:
-            break
-        game.apply(bot.choose(seat_view(game, s), game.legal_actions()))
-    return len(game.results) > scored
-
-
-def rebuilt_and_scored(game: BasicRummy, seed: int, take: bool, *,
-                       stock: list[Card] | None = None) -> tuple[int, str]:
+def rebuilt_and_scored(game: BasicRummy, seed: int, take: bool) -> tuple[int, str]:
     """Seat 0's playout from its draw, given the pile (shuffles from ``Random(seed)``),
     and the engine playing the same policy on from there (its shuffles from another
     ``Random(seed)``): the playout's value and the hand's outcome ("void" when the stock
-    ran out too often), after asserting that the engine scored the playout's value.
-    ``stock``: the stock the playout is told (the game's by default)."""
+    ran out too often), after asserting that the engine scored the playout's value."""
     view = seat_view(game, 0)
     playout = basic_playout_of(game, max_turns=1000, pile=view.discard_pile,
                                exhaustions=game.exhaustions, rng=random.Random(seed))
-    value = playout.from_draw(view.hand, game.hands[1], game.stock if stock is None else stock,
-                              view.discard_pile[-1], take)
+    value = playout.from_draw(view.hand, game.hands[1], game.stock, view.discard_pile[-1],
+                              take)
     game.apply(DrawDiscard(0) if take else DrawStock(0))
-    if not play_out_rebuilding(game, BasicPolicyBot(), random.Random(seed)):
+    if not play_out(game, BasicPolicyBot(), random.Random(seed)):
         assert game.phase is Phase.DEAL and value == 0  # void: the stock ran out too often
         return value, "void"
     gain = game.results[-1].points[0] - game.results[-1].points[1]

@@ -246,7 +246,7 @@ def test_in_its_first_turn_only_the_seats_after_the_dealer_have_played() -> None
 
 def test_the_tracker_counts_the_stock_rebuilds_it_sees() -> None:
     # Strong bots play two-seat Basic Rummy hands; a tracker that sees seat 0's views
-    # counts each rebuild of the stock (a stock larger than after its last action) as
+    # counts each rebuild of the stock (a stock larger than at its last look or action) as
     # the engine counts them, and starts again at 0 in the next hand.
     rng = random.Random(5)
     game = new_game("basic", players=2)
