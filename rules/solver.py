@@ -118,11 +118,15 @@ form a set.
 
 Ties are broken deterministically by the search order; the arrangement shown merges
 melds of one kind that still form a valid meld together (two touching runs of a suit,
-two sets of a rank from several decks). The general path builds an arrangement from
-its lowest natural up: the first of its set and run candidates that keeps the hand's
-least deadwood (known once, from the table path when it takes the hand), else that
-natural as deadwood; the bounded search, bounded by that least deadwood, says whether
-a candidate keeps it.
+two sets of a rank from several decks). A hand the table path takes (13 cards at most,
+three wild cards at most, some natural melded) is arranged without a search
+(:meth:`_Context.table_arrangement`): its best set choice, then each suit's runs as its
+table entry was reached (``SuitRuns.trace``), the wild cards split among the suits as
+the count split them. Other hands go to the general path, which builds an arrangement
+from its lowest natural up: the first of its set and run candidates that keeps the
+hand's least deadwood (known once, from the table path when it takes the hand), else
+that natural as deadwood; the bounded search, bounded by that least deadwood, says
+whether a candidate keeps it.
 
 Layoffs (Gin showdown, docs/rules.md 3) are searched exhaustively: for each knocker meld
 the family of card subsets the defender can lay off on it in some legal order, then
@@ -1733,6 +1737,82 @@ class _Context:
         return self._place(hand, plan, dead_faces=dead_faces, wilds=wilds, jokers=jokers,
                            dead=dead, need=a + j - w, capacity=cap)
 
+    def table_arrangement(self, hand: Sequence[int]
+                          ) -> tuple[list[list[Card]], list[Card]] | None:
+        """A best arrangement (melds, deadwood) of a hand the table path takes (13
+        cards at most: :meth:`table_profile`) and melds some natural of, else None.
+
+        :meth:`table_best`'s set choice, then each suit's runs as its table entry was
+        reached (:meth:`SuitRuns.trace`), with the wild cards split among the suits as
+        :meth:`suits_dead` counts them. Wild cards no meld needs go to the first set, or
+        else to the first run shorter than 13 (every natural is worth a point, so they
+        never stay unmelded beside a meld)."""
+        if len(hand) > _TABLE_CARDS:
+            return None
+        found = self.table_profile(hand)
+        if found is None:
+            return None
+        if len(set(hand)) != len(hand):
+            raise CardError(f"a card appears twice in {format_cards(hand)}")
+        pm, dup, wilds, total = found
+        best, (rm1, rm2, cost) = self.table_best(hand, pm, dup, wilds, total)
+        if best >= total and wilds:
+            return None  # nothing natural melded: the wild cards' own melds (the leaf)
+        wild_one = self.wild_one
+        spare: list[Card] = []
+        by_face: dict[int, list[Card]] = {}
+        for card in sorted(hand):
+            if wild_one(card):
+                spare.append(Card(card))
+            else:
+                by_face.setdefault(card & 63, []).append(Card(card))
+        sets: list[tuple[list[Card], int]] = []
+        if rm1 | rm2:
+            for r in _bits(_rank_bits(rm1 | rm2)):
+                meld = [by_face[f].pop(0) for f in (r, r + 16, r + 32, r + 48)
+                        for taken in (rm1, rm2) if taken >> f & 1]
+                sets.append((meld, max(0, 3 - len(meld))))
+        runs: list[tuple[list[Card], int]] = []
+        deadwood: list[Card] = []
+        left1, left2 = pm & ~rm1, dup & ~rm2
+        trace = self.suit_runs.trace
+        split = self._suit_split(left1, left2, wilds - cost)
+        for shift, w in zip((0, 16, 32, 48), split, strict=True):
+            key = left1 >> shift & _SUIT | (left2 >> shift & _SUIT) << 16
+            if not key:
+                continue
+            suit_runs, dead, _ = trace(key, w)
+            for positions, need in suit_runs:
+                runs.append(([by_face[shift + (1 if p == 14 else p)].pop(0)
+                              for p in positions], need))
+            deadwood += [by_face[shift + r].pop(0) for r in dead]
+        melds: list[list[Card]] = []
+        for meld, need in sets + runs:
+            melds.append(meld + spare[:need])
+            del spare[:need]
+        if spare:
+            room = melds[:len(sets)] or [m for m in melds if len(m) < MAX_RUN]
+            room[0] += spare
+        return melds, deadwood
+
+    def _suit_split(self, m1: int, m2: int, wilds: int) -> tuple[int, int, int, int]:
+        """How :meth:`suits_dead` shares ``wilds`` wild cards among the four suits of
+        naturals ``m1`` (``m2`` held twice): the first split of least deadwood."""
+        if not wilds:
+            return 0, 0, 0, 0
+        runs = self.suit_runs
+        e0, e1, e2, e3 = (runs.get(m1 >> s & _SUIT | (m2 >> s & _SUIT) << 16)
+                          for s in (0, 16, 32, 48))
+        best, split = _NO_BOUND, (0, 0, 0, 0)
+        for w0 in range(wilds + 1):
+            for w1 in range(wilds - w0 + 1):
+                for w2 in range(wilds - w0 - w1 + 1):
+                    w3 = wilds - w0 - w1 - w2
+                    dead = e0[w0] + e1[w1] + e2[w2] + e3[w3]
+                    if dead < best:
+                        best, split = dead, (w0, w1, w2, w3)
+        return split
+
     def _place(self, hand: Sequence[int], plan: list[_Meld], *, dead_faces: list[int],
                wilds: list[int], jokers: list[int], dead: list[int], need: int,
                capacity: int) -> tuple[list[list[Card]], list[Card]]:
@@ -1958,7 +2038,8 @@ def best_arrangement(cards: Iterable[int], rules: MeldRules) -> Arrangement:
     m, _ = _scan(ctx, hand)
     if _is_fast(ctx, hand, m):
         return _fast_arrangement(ctx, hand, m)
-    melds, deadwood = ctx.general_arrangement(hand)
+    found = ctx.table_arrangement(hand)
+    melds, deadwood = ctx.general_arrangement(hand) if found is None else found
     return _arrangement(_merge(melds, rules), deadwood, rules)
 
 

@@ -29,6 +29,7 @@ from rummyhall.rules.solver import (
     discards_at_most,
     knocker_arrangement,
 )
+from rummyhall.rules.wild_runs import SuitRuns
 
 GIN = MeldRules()
 BASIC_HIGH = MeldRules(ace_mode="high_or_low", ace_points=15)
@@ -429,6 +430,67 @@ def test_arrangement_matches_brute_force(case: tuple[MeldRules, list[Card]]) -> 
     arrangement = best_arrangement(hand, rules)
     check_arrangement(hand, arrangement, rules)
     assert arrangement.points == deadwood_points(hand, rules) == brute_deadwood(hand, rules)
+
+
+@st.composite
+def table_rules_and_hand(draw: st.DrawFn) -> tuple[MeldRules, list[Card]]:
+    """Rules the table path takes (sets without a maximum, aces low or high or low,
+    every card worth a point) and a hand of up to 9 cards from up to 4 decks."""
+    rules = draw(meld_rules())
+    rules = MeldRules(ace_mode=draw(st.sampled_from(["low", "high_or_low"])), max_set_size=0,
+                      wild_rank=rules.wild_rank, all_wild_melds=rules.all_wild_melds,
+                      ace_points=rules.ace_points, jack_points=rules.jack_points,
+                      queen_points=rules.queen_points, king_points=rules.king_points,
+                      joker_points=draw(st.sampled_from([20, 5])))
+    return rules, draw(some_cards(draw(small_deck(rules)), 9))
+
+
+@settings(max_examples=400, deadline=None)
+@given(table_rules_and_hand())
+def test_table_arrangement_matches_brute_force(case: tuple[MeldRules, list[Card]]) -> None:
+    """A wild or two-deck hand's arrangement by the run tables (no search): every card
+    once, valid melds, the least deadwood; and it is the one best_arrangement shows.
+    None only for hands the tables do not take, or that meld no natural card."""
+    rules, hand = case
+    ctx = solver._context(rules)
+    found = ctx.table_arrangement(hand)
+    least = brute_deadwood(hand, rules)
+    if found is None:
+        naturals = sum(rules.points(c) for c in hand if not rules.is_wild(c))
+        assert ctx.table_profile(hand) is None or least >= naturals
+        return
+    melds, deadwood = found
+    assert sorted([c for meld in melds for c in meld] + deadwood) == sorted(hand)
+    assert all(meld_kind(meld, rules) is not None for meld in melds), melds
+    assert sum(rules.points(c) for c in deadwood) == least
+    shown = best_arrangement(hand, rules)
+    check_arrangement(hand, shown, rules)
+    assert sorted(shown.melds) == sorted(tuple(order_meld(m, rules)) for m in
+                                         solver._merge(melds, rules))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.booleans(), st.integers(0, 0x3FFE), st.integers(0, 0x3FFE), st.integers(0, 3))
+def test_suit_runs_trace_reaches_the_table_value(ace_high: bool, once: int, twice: int,
+                                                 wilds: int) -> None:
+    """The runs a suit pattern's table entry was reached by hold each natural once, fit
+    a window of at most 13 positions with their wild cards, and leave exactly the
+    entry's deadwood."""
+    once &= 0x3FFE
+    twice &= once
+    points = (0, 15 if ace_high else 1, *range(2, 11), 10, 10, 10, 15 if ace_high else 1)
+    table = SuitRuns(ace_high, points)
+    runs, dead, unused = table.trace(once | twice << 16, wilds)
+    held = [r for r in range(1, 14) for _ in range((once >> r & 1) + (twice >> r & 1))]
+    laid = dead + [1 if p == 14 else p for positions, _ in runs for p in positions]
+    assert sorted(laid) == held
+    assert sum(points[r] for r in dead) == table.get(once | twice << 16)[wilds]
+    assert sum(need for _, need in runs) + unused == wilds
+    for positions, need in runs:
+        assert len(set(positions)) == len(positions)
+        span = max(positions) - min(positions) + 1
+        assert span <= 13 and len(positions) + need == max(3, span)
+        assert 14 not in positions or ace_high
 
 
 @settings(max_examples=300, deadline=None)
