@@ -62,8 +62,9 @@ differences are not drowned in the deals' luck.
   cards, the draw's departures gain about a point each and the discard's about
   nothing, as the sampled feed's did (docs/bots.md); with ``basic_playouts=("draw",)``
   the discard is the sampled feed's. A playout ends at 0 when the stock runs out; with
-  ``basic_rebuild`` (off until measured) it rebuilds the stock from the pile the seat
-  sees, as the table does, knowing the rebuilds the seat has seen this hand.
+  ``basic_rebuild`` (off: valued on the true cards, it gained nothing) it rebuilds the
+  stock from the pile the seat sees, as the table does, knowing the rebuilds the seat
+  has seen this hand.
 - **Two-seat Three Thirteen's draw and discard: playouts, as an option**
   (``thirteen_playouts``, off by default). The same comparisons on Three Thirteen's
   playouts (:class:`~rummyhall.bots.playouts.ThirteenPlayout`: the round to its end,
@@ -172,7 +173,7 @@ class ExpertParams:
     chicago_playouts: tuple[str, ...] = ()  # two-seat Chicago's, off: no gain measured
     basic_playouts: tuple[str, ...] = ("draw", "discard")  # two-seat Basic's (BASIC_PLAYOUTS)
     thirteen_playouts: tuple[str, ...] = ()  # two-seat Three Thirteen's, off: a loss measured
-    basic_rebuild: bool = False  # Basic's playouts rebuild an empty stock (off: not valued yet)
+    basic_rebuild: bool = False  # Basic's playouts rebuild an empty stock (off: valued, no gain)
 
     def __post_init__(self) -> None:
         if not set(self.playouts) <= set(PLAYOUTS):
