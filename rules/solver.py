@@ -483,6 +483,36 @@ def _bits(x: int) -> Iterator[int]:
         x ^= low
 
 
+def _shared_dead(v0: tuple[int, ...], v1: tuple[int, ...], v2: tuple[int, ...],
+                 v3: tuple[int, ...], wilds: int) -> int:
+    """The least deadwood of four suits by their :class:`SuitRuns` entries, ``wilds``
+    wild cards (1 to 3) shared among them (:meth:`_Context.suits_dead`)."""
+    base = v0[0] + v1[0] + v2[0] + v3[0]
+    # What the wild cards save: the best split of them among the suits (a suit's
+    # saving grows with its wild cards: the splits below cover every other).
+    ones = (v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
+    if wilds == 1:
+        return base - max(ones)
+    low, second, top = sorted(ones)[1:]
+    if wilds == 2:  # both in one suit, or one and one
+        return base - max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2],
+                          top + second)
+    # All three in one suit, two and one, or one, one and one.
+    best = max(v0[0] - v0[3], v1[0] - v1[3], v2[0] - v2[3], v3[0] - v3[3],
+               top + second + low)
+    for v, one in zip((v0, v1, v2, v3), ones, strict=True):
+        best = max(best, v[0] - v[2] + (second if one == top else top))
+    return base - best
+
+
+def _entries_dead(entries: list[tuple[int, ...]], wilds: int) -> int:
+    """:func:`_shared_dead` of four suits' entries (:meth:`_Context.suit_entries`)."""
+    v0, v1, v2, v3 = entries
+    if not wilds:
+        return v0[0] + v1[0] + v2[0] + v3[0]
+    return _shared_dead(v0, v1, v2, v3, wilds)
+
+
 def _stretch(q: int, g: int) -> int:
     """The bits of the stretch of consecutive set bits of ``q`` through bit ``g`` (set)."""
     up = q >> g
@@ -537,6 +567,8 @@ class _Lazy(dict[int, _V]):
 
 _SetCands = list[tuple[int, tuple[int, ...], int, int]]  # (delta, faces, wilds, capacity)
 _Meld = tuple[tuple[int, ...], int, int]  # (natural faces, wilds needed, capacity)
+# (naturals' deadwood, set faces, their second copies, wild cards, suit entries)
+_Scored = tuple[int, int, int, int, list[tuple[int, ...]]]
 
 
 class _Context:
@@ -1361,24 +1393,33 @@ class _Context:
         v1 = table.get(k1) or runs.get(k1)
         v2 = table.get(k2) or runs.get(k2)
         v3 = table.get(k3) or runs.get(k3)
-        base = v0[0] + v1[0] + v2[0] + v3[0]
         if not wilds:
-            return base
-        # What the wild cards save: the best split of them among the suits (a suit's
-        # saving grows with its wild cards: the splits below cover every other).
-        ones = (v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
-        if wilds == 1:
-            return base - max(ones)
-        low, second, top = sorted(ones)[1:]
-        if wilds == 2:  # both in one suit, or one and one
-            return base - max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2],
-                              top + second)
-        # All three in one suit, two and one, or one, one and one.
-        best = max(v0[0] - v0[3], v1[0] - v1[3], v2[0] - v2[3], v3[0] - v3[3],
-                   top + second + low)
-        for v, one in zip((v0, v1, v2, v3), ones, strict=True):
-            best = max(best, v[0] - v[2] + (second if one == top else top))
-        return base - best
+            return v0[0] + v1[0] + v2[0] + v3[0]
+        return _shared_dead(v0, v1, v2, v3, wilds)
+
+    def suit_entries(self, m1: int, m2: int) -> list[tuple[int, ...]]:
+        """The four suits' :class:`SuitRuns` entries of naturals ``m1`` (``m2`` held
+        twice), for :func:`_entries_dead`."""
+        runs = self.suit_runs
+        table = runs.table
+        out = []
+        for shift in (0, 16, 32, 48):
+            k = m1 >> shift & _SUIT | (m2 >> shift & _SUIT) << 16
+            out.append(table.get(k) or runs.get(k))
+        return out
+
+    def entries_less(self, entries: list[tuple[int, ...]], m1: int, m2: int,
+                     face: int) -> list[tuple[int, ...]]:
+        """:meth:`suit_entries` of ``m1``, ``m2`` less one natural of ``face`` (a copy
+        they hold), from their ``entries``: only that suit's is looked up again."""
+        shift = face & 48
+        rank = face & 15
+        k = m1 >> shift & _SUIT | (m2 >> shift & _SUIT) << 16
+        k ^= 1 << (rank + 16) if m2 >> face & 1 else 1 << rank
+        runs = self.suit_runs
+        out = list(entries)
+        out[shift >> 4] = runs.table.get(k) or runs.get(k)
+        return out
 
     # -- general path ---------------------------------------------------------------
 
@@ -2237,20 +2278,22 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
     """
     pm, dup, wilds, total = found
     ranks, suits = ctx.set_ranks(pm, dup, wilds)
-    suits_dead = ctx.suits_dead
-    # table_best's search, its choices kept: (deadwood of the naturals, choice).
+    entries_of = ctx.suit_entries
+    # table_best's search, its choices kept: (deadwood of the naturals, choice, the
+    # suits' table entries).
     if ranks:
         plans, fragile = ctx.set_plans(pm, dup, wilds, ranks, suits)
-        scored = [(suits_dead(pm & ~rm1, dup & ~rm2, wilds - cost), rm1, rm2, cost)
-                  for rm1, rm2, cost in plans]
-        whole, plan = total, (0, 0, 0)
-        for dead, rm1, rm2, cost in scored:
-            if dead < whole:
-                whole, plan = dead, (rm1, rm2, cost)
     else:
-        fragile = 0
-        whole, plan = suits_dead(pm, dup, wilds), (0, 0, 0)
-        scored = [(whole, 0, 0, 0)]
+        plans, fragile = [(0, 0, 0)], 0
+    scored: list[_Scored] = []
+    whole, chosen = total, 0
+    for rm1, rm2, cost in plans:
+        entries = entries_of(pm & ~rm1, dup & ~rm2)
+        dead = _entries_dead(entries, wilds - cost)
+        if dead < whole or not ranks:
+            whole, chosen = dead, len(scored)
+        scored.append((dead, rm1, rm2, cost, entries))
+    _, rm1, rm2, cost, entries = scored[chosen]
     if whole >= total and wilds:  # nothing melded (a lower bound beyond 13 cards)
         whole = total + ctx.wild_leaf(hand, wilds)
     need = whole - limit
@@ -2259,11 +2302,10 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
         return []
     # The whole hand's best set choice, less a wild card, is an arrangement of the kept
     # cards: when it keeps at most ``limit``, or no more than the bound, it settles them.
-    rm1, rm2, cost = plan
     left1, left2 = pm & ~rm1, dup & ~rm2
     if whole == total and wilds:
         left1 = left2 = -1  # nothing melded: the wild cards are not placed
-    left = (left1, left2, bool(rm1 | rm2))
+    left = (left1, left2, bool(rm1 | rm2), entries)
     wild_rank = ctx.rules.wild_rank
     by_key: dict[int, bool] = {}
     out: list[Card] = []
@@ -2382,7 +2424,7 @@ def _out_without(near: list[tuple[int, int, int, int, int, tuple[int, ...], tupl
     return False
 
 
-def _kept_deadwood(ctx: _Context, scored: list[tuple[int, int, int, int]], *, pm: int,
+def _kept_deadwood(ctx: _Context, scored: list[_Scored], *, pm: int,
                    dup: int, face: int, wilds: int, total: int, kept: Sequence[int],
                    limit: int) -> int:
     """The least deadwood of the whole hand (naturals ``pm``, ``dup`` held twice) less
@@ -2402,14 +2444,12 @@ def _kept_deadwood(ctx: _Context, scored: list[tuple[int, int, int, int]], *, pm
     """
     bit = 1 << face
     rank = face & 15
-    suits_dead = ctx.suits_dead
+    less = ctx.entries_less
     best = _NO_BOUND
-    for _, rm1, rm2, cost in scored:
+    for _, rm1, rm2, cost, entries in scored:
         left1, left2 = pm & ~rm1, dup & ~rm2
-        if left2 & bit:
-            left2 ^= bit
-        elif left1 & bit:
-            left1 ^= bit
+        if (left1 | left2) & bit:
+            entries = less(entries, left1, left2, face)
         else:  # the card's copies are all in its rank's set: it leaves the set
             if rm2 & bit:
                 rm2 ^= bit
@@ -2422,7 +2462,7 @@ def _kept_deadwood(ctx: _Context, scored: list[tuple[int, int, int, int]], *, pm
                 cost += 1
                 if cost > wilds:
                     continue
-        dead = suits_dead(left1, left2, wilds - cost)
+        dead = _entries_dead(entries, wilds - cost)
         if dead <= limit and (dead < total or not wilds):
             return dead  # (something melded, or no wild card: the kept cards' count)
         best = min(best, dead)
@@ -2433,13 +2473,13 @@ def _kept_deadwood(ctx: _Context, scored: list[tuple[int, int, int, int]], *, pm
     return best
 
 
-def _plan_upper(ctx: _Context, left: tuple[int, int, bool], wilds: int, cost: int, *,
-                face: int, wild: bool) -> int:
+def _plan_upper(ctx: _Context, left: tuple[int, int, bool, list[tuple[int, ...]]],
+                wilds: int, cost: int, *, face: int, wild: bool) -> int:
     """The naturals' deadwood of the whole hand's best set choice less one card (a
     natural of ``face`` left to the suits, or a wild card): at least the kept cards'
     least deadwood when something stays melded. A large number when it does not
     apply (the card is in a set, or no wild card is spare)."""
-    left1, left2, sets = left
+    left1, left2, sets, entries = left
     if left1 < 0:
         return _NO_BOUND
     kept_wilds = wilds - 1 if wild else wilds
@@ -2447,13 +2487,14 @@ def _plan_upper(ctx: _Context, left: tuple[int, int, bool], wilds: int, cost: in
         return _NO_BOUND
     if not wild:
         bit = 1 << face
+        if not (left1 | left2) & bit:
+            return _NO_BOUND
+        entries = ctx.entries_less(entries, left1, left2, face)
         if left2 & bit:
             left2 ^= bit
-        elif left1 & bit:
-            left1 ^= bit
         else:
-            return _NO_BOUND
-    dead = ctx.suits_dead(left1, left2, kept_wilds - cost)
+            left1 ^= bit
+    dead = _entries_dead(entries, kept_wilds - cost)
     if not sets and kept_wilds and dead == ctx.lonely_points(left1, left2):
         return _NO_BOUND  # nothing melded: the wild cards would not be placed
     return dead
