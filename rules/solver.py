@@ -1781,13 +1781,15 @@ class _Context:
     def table_arrangement(self, hand: Sequence[int]
                           ) -> tuple[list[list[Card]], list[Card]] | None:
         """A best arrangement (melds, deadwood) of a hand the table path takes (13
-        cards at most: :meth:`table_profile`) and melds some natural of, else None.
+        cards at most: :meth:`table_profile`); None when it does not, or when the hand
+        holds wild cards and no natural card is melded (the wild cards' own melds are
+        the general path's). Raises :class:`CardError` on a card held twice.
 
         :meth:`table_best`'s set choice, then each suit's runs as its table entry was
         reached (:meth:`SuitRuns.trace`), with the wild cards split among the suits as
-        :meth:`suits_dead` counts them. Wild cards no meld needs go to the first set, or
-        else to the first run shorter than 13 (every natural is worth a point, so they
-        never stay unmelded beside a meld)."""
+        :meth:`_suit_split` says. Wild cards no meld needs go to the first set, or else
+        to the first run (with 13 cards at most, a meld beside them has room: every
+        natural is worth a point, so they never stay unmelded beside a meld)."""
         if len(hand) > _TABLE_CARDS:
             return None
         found = self.table_profile(hand)
@@ -1832,13 +1834,14 @@ class _Context:
             melds.append(meld + spare[:need])
             del spare[:need]
         if spare:
-            room = melds[:len(sets)] or [m for m in melds if len(m) < MAX_RUN]
-            room[0] += spare
+            melds[0] += spare  # (the sets come first)
         return melds, deadwood
 
     def _suit_split(self, m1: int, m2: int, wilds: int) -> tuple[int, int, int, int]:
-        """How :meth:`suits_dead` shares ``wilds`` wild cards among the four suits of
-        naturals ``m1`` (``m2`` held twice): the first split of least deadwood."""
+        """A split of ``wilds`` wild cards among the four suits of naturals ``m1``
+        (``m2`` held twice) that reaches :meth:`suits_dead`'s least deadwood: the first
+        in the order of the wild cards of the first suit, then the second, then the
+        third (the fourth takes the rest)."""
         if not wilds:
             return 0, 0, 0, 0
         runs = self.suit_runs

@@ -80,8 +80,9 @@ class SuitRuns:
                    wilds: int) -> Iterator[tuple[int, int, int, tuple[int, ...]]]:
         """The runs holding the suit's lowest natural (``rank``; ``rest1``, ``rest2``:
         the pattern without it) and a choice of the higher ranks held, needing at most
-        ``wilds`` wild cards: (wild cards needed, the pattern left, its naturals'
-        positions, an ace high at 14)."""
+        ``wilds`` wild cards, each as four values: the wild cards it needs, the pattern
+        it leaves (once, twice) and its naturals' positions (the lowest natural's first,
+        then the farthest, then those between; an ace high at 14)."""
         others = [r for r in range(rank + 1, 14) if once >> r & 1]
         places = (rank, _ACE_HIGH) if rank == 1 and self.ace_high else (rank,)
         for place in places:
@@ -107,8 +108,9 @@ class SuitRuns:
         """How a suit pattern keeps its least deadwood with ``wilds`` wild cards
         (``get(key)[wilds]``): its runs (the naturals' positions, an ace high at 14, and
         the wild cards each needs; a natural alone needs two), the ranks it leaves
-        unmelded and the wild cards it does not need. The first way found, in the
-        order the table is filled."""
+        unmelded and the wild cards it does not need. At each natural, from the lowest:
+        first the wild cards that would save nothing more are set aside, then the first
+        choice that reaches the entry's value, in the order the table is filled."""
         runs: list[tuple[tuple[int, ...], int]] = []
         dead: list[int] = []
         unused = 0

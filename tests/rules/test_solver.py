@@ -315,6 +315,8 @@ def test_errors() -> None:
         best_arrangement([-1], GIN)
     with pytest.raises(CardError):
         discard_deadwoods([*cards("2c 2c#1"), Card.parse("2c")], CHICAGO)
+    with pytest.raises(CardError):  # (a hand the run tables arrange, one card twice)
+        best_arrangement([*cards("7h 8h 9h 5d 5s"), Card.parse("5d")], CHICAGO)
     with pytest.raises(InvalidMeld):
         best_layoffs(cards("5c"), [cards("2c 3c 5c#1")], GIN)
     with pytest.raises(CardError):
@@ -484,13 +486,60 @@ def test_suit_runs_trace_reaches_the_table_value(ace_high: bool, once: int, twic
     held = [r for r in range(1, 14) for _ in range((once >> r & 1) + (twice >> r & 1))]
     laid = dead + [1 if p == 14 else p for positions, _ in runs for p in positions]
     assert sorted(laid) == held
-    assert sum(points[r] for r in dead) == table.get(once | twice << 16)[wilds]
-    assert sum(need for _, need in runs) + unused == wilds
+    entry = table.get(once | twice << 16)
+    assert sum(points[r] for r in dead) == entry[wilds] == entry[wilds - unused]
     for positions, need in runs:
         assert len(set(positions)) == len(positions)
         span = max(positions) - min(positions) + 1
         assert span <= 13 and len(positions) + need == max(3, span)
         assert 14 not in positions or ace_high
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.booleans(), st.integers(0, 0x3FFE), st.integers(0, 3))
+def test_suit_runs_table_matches_brute_force(ace_high: bool, once: int, wilds: int) -> None:
+    """A suit's table entry is the least deadwood of its naturals (one deck) with up to
+    ``wilds`` jokers worth nothing, by the brute force."""
+    once &= 0x3FFE
+    assume(once.bit_count() <= 8)
+    rules = MeldRules(ace_mode="high_or_low" if ace_high else "low", max_set_size=0,
+                      ace_points=15 if ace_high else 1, joker_points=0)
+    points = (0, 15 if ace_high else 1, *range(2, 11), 10, 10, 10, 15 if ace_high else 1)
+    hand = [Card(16 + r) for r in range(1, 14) if once >> r & 1] + [
+        Card(64 * copy) for copy in range(wilds)]
+    assert SuitRuns(ace_high, points).get(once)[wilds] == brute_deadwood(hand, rules)
+
+
+def test_a_long_run_of_wild_cards() -> None:
+    """The run tables take runs needing three wild cards (5-6-7-8-9 from 5, 9 and three
+    jokers), and the arrangement shows that run."""
+    hand = cards("5s 9s JK JK#1 JK#2")
+    assert deadwood_points(hand, MeldRules(max_set_size=0)) == 0
+    assert best_arrangement(hand, MeldRules(max_set_size=0)).points == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_table_arrangement_of_large_hands(data: st.DataObject) -> None:
+    """Hands of 10 to 13 cards (Three Thirteen's late rounds): the run tables'
+    arrangement keeps the general search's least deadwood, and the hand's order does
+    not change what best_arrangement shows."""
+    rules, _ = data.draw(table_rules_and_hand())
+    deck = data.draw(small_deck(rules)) if data.draw(st.booleans()) else list(make_deck(2, 2))
+    assume(len(deck) >= 10)
+    hand = data.draw(st.lists(st.sampled_from(deck), unique=True, min_size=10,
+                              max_size=min(13, len(deck))))
+    ctx = solver._context(rules)
+    found = ctx.table_arrangement(hand)
+    if found is not None:
+        melds, deadwood = found
+        assert sorted([c for meld in melds for c in meld] + deadwood) == sorted(hand)
+        assert all(meld_kind(meld, rules) is not None for meld in melds), melds
+        ctx.clear_general()
+        _, searched = ctx.general_arrangement(hand)
+        assert sum(map(rules.points, deadwood)) == sum(map(rules.points, searched))
+    shuffled = data.draw(st.permutations(hand))
+    assert best_arrangement(hand, rules) == best_arrangement(shuffled, rules)
 
 
 @settings(max_examples=300, deadline=None)
