@@ -117,7 +117,8 @@ class BasicRummy(Game):
         # at every turn. At most one entry per meld and layoff of the hand.
         self._meld_kinds: dict[tuple[Card, ...], MeldKind | None] = {}
         # The table's melds and, by meld, the cards that can be laid off on it.
-        self._targets: tuple[tuple[tuple[Card, ...], ...], list[frozenset[Card]]] = ((), [])
+        self._targets: tuple[tuple[tuple[Card, ...], ...], list[frozenset[Card]],
+                             frozenset[Card]] = ((), [], frozenset())
 
     def hand_size(self) -> int:
         return {2: 10, 3: 7, 4: 7}.get(self.players, 6)
@@ -132,7 +133,7 @@ class BasicRummy(Game):
         self.played_this_turn = False
         self.melds_this_turn = 0
         self._meld_kinds = {}
-        self._targets = ((), [])
+        self._targets = ((), [], frozenset())
 
     def exhaustion_limit(self) -> int:
         return self.options.stock_exhaustion_limit
@@ -240,26 +241,37 @@ class BasicRummy(Game):
                         seat, [c for c in hand if c not in meld], [*self._table(), meld], True):
                     actions.append(Meld(seat, meld))
         if self.melds:
-            owns = self._owns_meld(seat)
-            if owns or not self.options.layoff_requires_own_meld:
-                several = len(hand) >= 3
-                for i, fits in enumerate(self._layoff_targets()):
-                    if fits.isdisjoint(hand):  # (most melds take none of the hand)
-                        continue
-                    for card in hand:
-                        if card in fits and (several or self._layoff_can_end(
-                                seat, card, i, owns)):
-                            actions.append(LayOff(seat, (card,), i))
+            targets, anywhere = self._layoff_targets()
+            if not anywhere.isdisjoint(hand):  # (most hands hold no card to lay off)
+                actions += self._layoffs(seat, hand, targets)
         actions.extend(self.discard_actions(seat))
         return actions
 
-    def _layoff_targets(self) -> list[frozenset[Card]]:
-        """By table meld: the cards of the deck that can be laid off on it alone.
+    def _layoffs(self, seat: int, hand: Sequence[Card],
+                 targets: list[frozenset[Card]]) -> list[SeatAction]:
+        """A :class:`LayOff` for every card of ``hand`` that fits a table meld alone (by
+        meld: ``targets``), where the table lets ``seat`` lay off."""
+        owns = self._owns_meld(seat)
+        if not owns and self.options.layoff_requires_own_meld:
+            return []
+        several = len(hand) >= 3
+        actions: list[SeatAction] = []
+        for i, fits in enumerate(targets):
+            if fits.isdisjoint(hand):  # (most melds take none of the hand)
+                continue
+            for card in hand:
+                if card in fits and (several or self._layoff_can_end(seat, card, i, owns)):
+                    actions.append(LayOff(seat, (card,), i))
+        return actions
+
+    def _layoff_targets(self) -> tuple[list[frozenset[Card]], frozenset[Card]]:
+        """By table meld, the cards of the deck that can be laid off on it alone; and
+        all of them (most hands hold none).
 
         Kept while the table stays as it is (a meld or a layoff changes it): each turn
         then looks its hand up instead of checking each card against each meld.
         """
-        table = tuple(m.cards for m in self.melds)
+        table = tuple([m.cards for m in self.melds])
         if self._targets[0] != table:
             rules, deck = self.meld_rules, self.deck()
             kinds = self._meld_kinds
@@ -270,8 +282,8 @@ class BasicRummy(Game):
                     kind = kinds[cards] = meld_kind(cards, rules)
                 targets.append(frozenset(layoff_cards(cards, deck, rules, kind=kind))
                                if kind is not None else frozenset())
-            self._targets = (table, targets)
-        return self._targets[1]
+            self._targets = (table, targets, frozenset().union(*targets))
+        return self._targets[1], self._targets[2]
 
     def _layoff_can_end(self, seat: int, card: Card, index: int, owns: bool) -> bool:
         table = self._table()
