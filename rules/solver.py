@@ -137,9 +137,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import reduce
 from itertools import combinations, product
-from operator import or_
 from typing import Final, TypeVar
 
 from .cards import JOKER_RANK, MAX_COPIES, Card, format_cards, sort_key
@@ -513,6 +511,16 @@ def _entries_dead(entries: list[tuple[int, ...]], wilds: int) -> int:
     return _shared_dead(v0, v1, v2, v3, wilds)
 
 
+def _faces(bit_of: Callable[[int], int], hand: Sequence[int]) -> int:
+    """The "or" of the bits ``bit_of`` gives the cards of ``hand``: a loop, which the
+    compiled build runs on machine integers (``reduce(or_, ...)`` calls back into the
+    interpreter for every card)."""
+    faces = 0
+    for card in hand:
+        faces |= bit_of(card)
+    return faces
+
+
 def _stretch(q: int, g: int) -> int:
     """The bits of the stretch of consecutive set bits of ``q`` through bit ``g`` (set)."""
     up = q >> g
@@ -816,7 +824,7 @@ class _Context:
         """
         nb = self.natural_bit
         wilds = sum(map(self.wild_one, hand))
-        pm = reduce(or_, map(nb, hand), 0)
+        pm = _faces(nb, hand)
         dup = sum(map(nb, hand)) - pm
         if dup.bit_count() != len(hand) - wilds - pm.bit_count():
             return None
@@ -1269,7 +1277,7 @@ class _Context:
         wilds = v >> 64 & 255
         if wilds > MAX_WILDS:
             return None
-        pm = reduce(or_, map(self.natural_bit, hand), 0)
+        pm = _faces(self.natural_bit, hand)
         dup = (v & _FACES) - pm
         if dup.bit_count() != len(hand) - wilds - pm.bit_count():
             return None
@@ -1433,7 +1441,7 @@ class _Context:
             raise CardError(f"a card appears twice in {format_cards(hand)}")
         wild_rank = self.rules.wild_rank
         nb = self.natural_bit
-        pm = reduce(or_, map(nb, hand), 0)
+        pm = _faces(nb, hand)
         n = sum(map(self.natural_field, hand))
         wilds = [c for c in hand if c & 15 == wild_rank] if wild_rank else []
         jokers = [c for c in hand if not c & 15]
@@ -2650,7 +2658,7 @@ def _may_keep(hand: Sequence[int], rules: MeldRules, limit: int, *, spare: bool)
         if len(set(hand)) != n:
             return True
         m = pm
-        pm = reduce(or_, map(screen.natural_bit, hand), 0)
+        pm = _faces(screen.natural_bit, hand)
         dup = m - pm  # the faces held twice, unless one is held three times
         if dup.bit_count() != n - wilds - pm.bit_count():
             return True
@@ -2822,20 +2830,26 @@ def _wild_cover(screen: _Screen, suits: tuple[int, int, int, int],
         rp = screen.rank_points
         every = na | nb << 16 | nc << 32 | nd << 48
         twice = every & dup
-        for r in _bits(ranks):
+        while ranks:  # (each rank of them, lowest first)
+            low = ranks & -ranks
+            r = low.bit_length() - 1
+            ranks ^= low
             groups = max(groups, rp[r] * ((every >> r & _SPREAD).bit_count()
                                           + (twice >> r & _SPREAD).bit_count()))
-    most = wilds * max(groups, *points)
+    pa, pb, pc, pd = points
+    most = wilds * max(groups, pa, pb, pc, pd)
     if wilds > 1 or most < want:
         return most
     # One wild card melds one group: a rank's set, or one run of a suit (a window of
     # its positions with one missing), which holds only part of a suit's needy naturals
     # (a suit sharing a rank's set, or holding a face twice, counts whole).
     one = screen.one_wild
-    for s, (p, whole) in enumerate(zip(suits, points, strict=True)):
-        value = whole if p & three or dup >> (16 * s) & _SUIT else one[p]
-        groups = max(groups, value)
-    return groups
+    a, b, c, d = suits
+    return max(groups,
+               pa if a & three or dup & _SUIT else one[a],
+               pb if b & three or dup >> 16 & _SUIT else one[b],
+               pc if c & three or dup >> 32 & _SUIT else one[c],
+               pd if d & three or dup >> 48 & _SUIT else one[d])
 
 
 def best_discard(cards: Sequence[int], rules: MeldRules,
