@@ -296,3 +296,32 @@ def test_the_legal_melds_are_every_meld_the_game_accepts() -> None:
                 checked += bool(accepted)
             game.apply(rng.choice(legal))
     assert checked >= 8  # positions that had a meld to make
+
+
+def _layoffs(game: BasicRummy) -> list[tuple[str, int]]:
+    return [(str(a.cards[0]), a.meld) for a in game.legal_actions() if isinstance(a, LayOff)]
+
+
+def test_layoffs_are_listed_on_every_meld_as_the_table_changes() -> None:
+    """The legal layoffs look at every table meld, the last one too, and again once a
+    layoff has changed the table (the targets are kept between turns)."""
+    game = basic()
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "5h 6h Kc Qd"}, discard="Kd")
+    game.melds = [TableMeld(1, cards("8c 8d 8s")), TableMeld(1, cards("2h 3h 4h"))]
+    assert _layoffs(game) == [("5h", 1)]
+    game.apply(LayOff(0, cards("5h"), 1))
+    assert _layoffs(game) == [("6h", 1)]
+    game.melds.append(TableMeld(1, cards("Jc Qc Kc#1")))  # (a second deck's Kc: no matter)
+    assert _layoffs(game) == [("6h", 1)]
+
+
+@pytest.mark.parametrize("owner", [0, 1])
+def test_own_meld_first_counts_any_meld_of_the_seat(owner: int) -> None:
+    """With layoff_requires_own_meld, a seat that laid any meld lays off on every meld;
+    one that laid none lays off nothing."""
+    game = basic(layoff_requires_own_meld=True)
+    deal(game, {}, "Kd")
+    poke(game, hands={0: "8h 5h Kc Qd"}, discard="Kd")
+    game.melds = [TableMeld(1, cards("8c 8d 8s")), TableMeld(owner, cards("2h 3h 4h"))]
+    assert _layoffs(game) == ([("8h", 0), ("5h", 1)] if owner == 0 else [])

@@ -510,6 +510,23 @@ def test_suit_runs_table_matches_brute_force(ace_high: bool, once: int, wilds: i
     assert SuitRuns(ace_high, points).get(once)[wilds] == brute_deadwood(hand, rules)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, (1 << 64) - 1), st.integers(0, (1 << 64) - 1), st.data())
+def test_entries_less_one_card_are_the_smaller_hands(once: int, twice: int,
+                                                      data: st.DataObject) -> None:
+    """The knock lists' shortcut: the suit entries of naturals less one card (a copy of
+    a face held twice goes first) are those of the smaller hand, looked up afresh."""
+    once &= 0x01FE_01FE_01FE_01FE  # (ranks 1 to 8: the suit tables stay small)
+    twice &= once
+    assume(once)
+    face = data.draw(st.sampled_from([f for f in range(64) if once >> f & 1]))
+    ctx = solver._context(CHICAGO)
+    less = ctx.entries_less(ctx.suit_entries(once, twice), once, twice, face)
+    bit = 1 << face
+    smaller = (once, twice ^ bit) if twice & bit else (once ^ bit, twice)
+    assert less == ctx.suit_entries(*smaller)
+
+
 def test_a_long_run_of_wild_cards() -> None:
     """The run tables take runs needing three wild cards (5-6-7-8-9 from 5, 9 and three
     jokers), and the arrangement shows that run."""
