@@ -2301,7 +2301,7 @@ def _table_discards(ctx: _Context, hand: tuple[int, ...], limit: int,
     for rm1, rm2, cost in plans:
         entries = entries_of(pm & ~rm1, dup & ~rm2)
         dead = _entries_dead(entries, wilds - cost)
-        if dead < whole or not ranks:
+        if dead < whole:
             whole, chosen = dead, len(scored)
         scored.append((dead, rm1, rm2, cost, entries))
     _, rm1, rm2, cost, entries = scored[chosen]
