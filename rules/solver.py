@@ -1852,9 +1852,7 @@ class _Context:
         third (the fourth takes the rest)."""
         if not wilds:
             return 0, 0, 0, 0
-        runs = self.suit_runs
-        e0, e1, e2, e3 = (runs.get(m1 >> s & _SUIT | (m2 >> s & _SUIT) << 16)
-                          for s in (0, 16, 32, 48))
+        e0, e1, e2, e3 = self.suit_entries(m1, m2)
         best, split = _NO_BOUND, (0, 0, 0, 0)
         for w0 in range(wilds + 1):
             for w1 in range(wilds - w0 + 1):
