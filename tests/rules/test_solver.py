@@ -471,6 +471,9 @@ def test_table_arrangement_matches_brute_force(case: tuple[MeldRules, list[Card]
                                          solver._merge(melds, rules))
 
 
+_TABLES: dict[bool, SuitRuns] = {}  # by ace_high: the traces' tables, shared
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.booleans(), st.integers(0, 0x3FFE), st.integers(0, 0x3FFE), st.integers(0, 3))
 def test_suit_runs_trace_reaches_the_table_value(ace_high: bool, once: int, twice: int,
@@ -480,8 +483,9 @@ def test_suit_runs_trace_reaches_the_table_value(ace_high: bool, once: int, twic
     entry's deadwood."""
     once &= 0x3FFE
     twice &= once
+    assume(once.bit_count() + twice.bit_count() <= 10)  # (a suit of one hand, 13 cards)
     points = (0, 15 if ace_high else 1, *range(2, 11), 10, 10, 10, 15 if ace_high else 1)
-    table = SuitRuns(ace_high, points)
+    table = _TABLES.setdefault(ace_high, SuitRuns(ace_high, points))  # (filled once)
     runs, dead, unused = table.trace(once | twice << 16, wilds)
     held = [r for r in range(1, 14) for _ in range((once >> r & 1) + (twice >> r & 1))]
     laid = dead + [1 if p == 14 else p for positions, _ in runs for p in positions]
