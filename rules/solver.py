@@ -1391,30 +1391,19 @@ class _Context:
     def suits_dead(self, m1: int, m2: int, wilds: int) -> int:
         """The least deadwood of four suits' naturals (``m1``, ``m2`` held twice) in
         runs only, ``wilds`` wild cards shared among them (:class:`SuitRuns`)."""
-        runs = self.suit_runs
-        table = runs.table
-        k0 = m1 & _SUIT | (m2 & _SUIT) << 16
-        k1 = m1 >> 16 & _SUIT | (m2 >> 16 & _SUIT) << 16
-        k2 = m1 >> 32 & _SUIT | (m2 >> 32 & _SUIT) << 16
-        k3 = m1 >> 48 & _SUIT | (m2 >> 48 & _SUIT) << 16
-        v0 = table.get(k0) or runs.get(k0)
-        v1 = table.get(k1) or runs.get(k1)
-        v2 = table.get(k2) or runs.get(k2)
-        v3 = table.get(k3) or runs.get(k3)
-        if not wilds:
-            return v0[0] + v1[0] + v2[0] + v3[0]
-        return _shared_dead(v0, v1, v2, v3, wilds)
+        return _entries_dead(self.suit_entries(m1, m2), wilds)
 
     def suit_entries(self, m1: int, m2: int) -> list[tuple[int, ...]]:
         """The four suits' :class:`SuitRuns` entries of naturals ``m1`` (``m2`` held
         twice), for :func:`_entries_dead`."""
         runs = self.suit_runs
         table = runs.table
-        out = []
-        for shift in (0, 16, 32, 48):
-            k = m1 >> shift & _SUIT | (m2 >> shift & _SUIT) << 16
-            out.append(table.get(k) or runs.get(k))
-        return out
+        k0 = m1 & _SUIT | (m2 & _SUIT) << 16
+        k1 = m1 >> 16 & _SUIT | (m2 >> 16 & _SUIT) << 16
+        k2 = m1 >> 32 & _SUIT | (m2 >> 32 & _SUIT) << 16
+        k3 = m1 >> 48 & _SUIT | (m2 >> 48 & _SUIT) << 16
+        return [table.get(k0) or runs.get(k0), table.get(k1) or runs.get(k1),
+                table.get(k2) or runs.get(k2), table.get(k3) or runs.get(k3)]
 
     def entries_less(self, entries: list[tuple[int, ...]], m1: int, m2: int,
                      face: int) -> list[tuple[int, ...]]:

@@ -271,7 +271,7 @@ class BasicRummy(Game):
         Kept while the table stays as it is (a meld or a layoff changes it): each turn
         then looks its hand up instead of checking each card against each meld.
         """
-        table = tuple([m.cards for m in self.melds])
+        table = tuple(self._table())
         if self._targets[0] != table:
             rules, deck = self.meld_rules, self.deck()
             kinds = self._meld_kinds
