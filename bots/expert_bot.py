@@ -73,7 +73,10 @@ differences are not drowned in the deals' luck.
   the strong bot's own draw and discard (docs/bots.md): its draw weighs the race and
   the hand's potential, which the playouts' greedy policy does not.
 - The other games' draws, Chicago's knock, Three Thirteen's going out and Basic Rummy's
-  melding are the strong bot's rules.
+  melding are the strong bot's rules. So is Basic Rummy's discard from three seats
+  (``basic_feed_seats``): there the strong bot holds its melds for one going-out turn,
+  and beside that hold the sampled feed lost (docs/bots.md), so the expert there plays
+  as the strong bot does.
 
 Time: the budget (``budget_ms``, default 100 ms) counts ``clock``: ``"wall"`` time (a
 server's house bots: they must answer in time) or ``"cpu"``, the deciding thread's CPU
@@ -174,6 +177,8 @@ class ExpertParams:
     basic_playouts: tuple[str, ...] = ("draw", "discard")  # two-seat Basic's (BASIC_PLAYOUTS)
     thirteen_playouts: tuple[str, ...] = ()  # two-seat Three Thirteen's, off: a loss measured
     basic_rebuild: bool = False  # Basic's playouts rebuild an empty stock (off: valued, no gain)
+    basic_feed_seats: int = 2  # Basic: the sampled feed of the discard up to this many seats
+    # (beyond, the strong bot's discard: beside the strong bot's hold the feed lost)
 
     def __post_init__(self) -> None:
         if not set(self.playouts) <= set(PLAYOUTS):
@@ -355,6 +360,8 @@ class _Search:
         if self.view.game == "gin" and isinstance(fallback, Knock):
             return self.run_knock(fallback)
         if isinstance(fallback, Discard):
+            if self.view.game == "basic" and self.view.players > self.params.basic_feed_seats:
+                return fallback
             return self.discard(fallback)
         return fallback
 

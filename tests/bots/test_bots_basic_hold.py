@@ -9,16 +9,19 @@ only with few loose cards left while no opponent is close to going out.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pytest
 
-from rummyhall.bots import StrongBot, StrongParams
+from rummyhall.bots import ExpertBot, ExpertParams, StrongBot, StrongParams
+from rummyhall.bots.selfplay import play_game
 from rummyhall.rules import (
     Discard,
     Game,
     Meld,
     Phase,
+    SeatAction,
+    SeatView,
     Shuffle,
     meld_rules_for,
     new_game,
@@ -86,3 +89,33 @@ def test_two_seats_keep_the_older_rule() -> None:
 def test_where_each_seat_pays_its_own_count_the_melds_go_down() -> None:
     game = position(6, LOOSE, {"scoring_mode": "low_score_wins"})
     assert isinstance(choice(game), Meld)
+
+
+class Watched:
+    """An expert seat that remembers how many worlds each of its discards searched."""
+
+    name = "watched"
+    needs_view = True
+
+    def __init__(self) -> None:
+        self.bot = ExpertBot(ExpertParams(budget_ms=None, max_worlds=12), random.Random(2))
+        self.worlds: list[int] = []
+
+    def choose(self, view: SeatView | None, legal: Sequence[SeatAction]) -> SeatAction:
+        action = self.bot.choose(view, legal)
+        if isinstance(action, Discard):
+            self.worlds.append(self.bot.last_worlds)
+        return action
+
+
+def test_from_three_seats_the_expert_discards_as_the_strong_bot() -> None:
+    # Beside the hold the sampled feed of the discard lost (docs/bots.md): the expert's
+    # discards there are the strong bot's, with no world searched.
+    worlds: list[int] = []
+    for seed in range(3):
+        watched = Watched()
+        game = new_game("basic", players=4, first_dealer=3)
+        play_game(game, [watched, StrongBot(), StrongBot(), StrongBot()],
+                  random.Random(seed), max_hands=1)
+        worlds += watched.worlds
+    assert len(worlds) >= 5 and not any(worlds)

@@ -70,7 +70,9 @@ def make_bot(level: str, seed: int) -> Strategy:
     if level == "playouts":  # every Gin decision played out on the sampled worlds
         return ExpertBot(ExpertParams(budget_ms=None, max_worlds=4, playouts=PLAYOUTS),
                          random.Random(seed))
-    return ExpertBot(ExpertParams(budget_ms=None, max_worlds=12), random.Random(seed))
+    # (basic_feed_seats: multi-seat Basic Rummy's discard searched too, as an option)
+    return ExpertBot(ExpertParams(budget_ms=None, max_worlds=12, basic_feed_seats=8),
+                     random.Random(seed))
 
 
 @pytest.mark.parametrize("level", ["strong", "expert"])
