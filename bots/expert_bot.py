@@ -434,14 +434,14 @@ class _Search:
 
     def gin_play(self, fallback: SeatAction) -> SeatAction:
         """Gin's discard and knock, judged by playouts (the ones ``playouts`` names)."""
-        view, legal = self.view, self.legal
+        view = self.view
         playout = self.playout()
         hand = view.hand
         plays = self.params.playouts
         if isinstance(fallback, Knock) and (
                 fallback.card is None or self.cache.dd(_without(hand, fallback.card)) == 0):
             return fallback  # big gin, gin: at once
-        discards = {a.card: a for a in legal if isinstance(a, Discard)}
+        discards = self.turn.discards()
         if not discards:
             return fallback
         ranked = self.turn.ranked_discards(list(discards))
@@ -534,7 +534,7 @@ class _Search:
                             playout: BasicPlayout | ThirteenPlayout) -> SeatAction:
         """The strong bot's best few discards, each played out on the same worlds; its
         choice stands unless another gains (:meth:`compare`). A clear ranking is kept."""
-        discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
+        discards = self.turn.discards()
         ranked = self.turn.ranked_discards(list(discards))
         if self.clear_ranking(ranked, fallback.card):
             return fallback
@@ -562,7 +562,7 @@ class _Search:
         """Two-seat Chicago with a knock in hand: the lowest knock against the strong bot's
         choice (a knock, or its discard), each judged on the same worlds (the knock by its
         showdown, a discard by a playout)."""
-        discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
+        discards = self.turn.discards()
         knock = self.lowest_knock()
         if knock is None or not discards or (
                 isinstance(fallback, Knock) and fallback.card is not None
@@ -645,7 +645,7 @@ class _Search:
 
     def discard(self, fallback: Discard | None) -> SeatAction:
         """The strong bot's shortlist, its danger term replaced by the sampled feed."""
-        discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
+        discards = self.turn.discards()
         if not discards:
             return fallback or self.legal[0]
         if fallback is not None and self.turn.next in (None, self.view.out_seat):

@@ -57,6 +57,10 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   cards or fewer), when the hand's winner collects, it holds them whatever its loose
   cards and the others' hands, until the turn can empty the hand: a meld on the table
   is a place for every other seat to lay off, and the hand held to the end goes rummy.
+  A turn that can empty the hand is played by its plan (:meth:`StrongTurn.out_plan`:
+  the layoffs, the melds of the rest, the last discard).
+  Every game: the card just taken from the pile is not thrown back (with the taken-card
+  rule off that is a pass that cost the draw, and two seats doing it would cycle).
 """
 
 from __future__ import annotations
@@ -80,6 +84,7 @@ from rummyhall.rules import (
     PassUpcard,
     SeatAction,
     SeatView,
+    best_arrangement,
     can_lay_off,
     deadwood_points,
     discard_deadwoods,
@@ -216,6 +221,8 @@ class StrongTurn:
         self.eval = HandEvaluator(self.rules, unseen_faces(view, mem), mem.gains)
         self.beta = self._beta()
         self.next = next_seat(view)
+        self._plan: list[tuple[str, tuple[Card, ...], int]] | None = None
+        self._planned = False
 
     def _beta(self) -> float:
         p, view = self.params, self.view
@@ -267,9 +274,9 @@ class StrongTurn:
             return True
         grown = (*hand, top)
         after = discard_deadwoods(grown, self.rules)
-        forbid = bool(view.options.get("forbid_discarding_taken_card", True))
-        choices = sorted((v, -self.rules.points(c), c) for c, v in after.items()
-                         if not (forbid and c == top))
+        # (the top card itself is never thrown back: with the rule off that is a pass
+        # that costs the draw, and seats doing it to each other would cycle for ever)
+        choices = sorted((v, -self.rules.points(c), c) for c, v in after.items() if c != top)
         if not choices:
             return False
         dd_now = deadwood_points(hand, self.rules)
@@ -412,8 +419,18 @@ class StrongTurn:
                                            spread)
         return 1.0 - safe, view.knock_limits[seat], p.race_bonus
 
-    def discard(self) -> SeatAction:
+    def discards(self) -> dict[Card, Discard]:
+        """The legal discards by card, less the card just taken from the pile while
+        another may go (with ``forbid_discarding_taken_card`` off, throwing it back is a
+        pass that cost the draw; two seats doing it to each other would never end)."""
         discards = {a.card: a for a in self.legal if isinstance(a, Discard)}
+        taken = self.view.taken
+        if taken is not None and taken in discards and len(discards) > 1:
+            del discards[taken]
+        return discards
+
+    def discard(self) -> SeatAction:
+        discards = self.discards()
         if not discards:
             return self.legal[0]
         return discards[self.ranked_discards(list(discards))[0][1]]
@@ -546,6 +563,17 @@ class StrongTurn:
         layoffs = [a for a in legal if isinstance(a, LayOff)]
         if not melds and not layoffs:
             return None
+        plan = self.out_plan()
+        if plan:  # this turn can empty the hand: its next step (the discard is the last)
+            kind, cards, index = plan[0]
+            if kind == "discard":
+                return None
+            found: SeatAction | None = next(
+                (a for a in layoffs if a.cards == cards and a.meld == index), None
+            ) if kind == "layoff" else next(
+                (a for a in melds if sorted(a.cards) == sorted(cards)), None)
+            if found is not None:
+                return found  # (else the engine refuses that step: the usual play)
         hand = view.hand
         dd = deadwood_points(hand, self.rules)
         after = discard_deadwoods(hand, self.rules)
@@ -567,15 +595,19 @@ class StrongTurn:
 
         From ``hold_seats`` seats, when the winner collects, always until this turn can
         empty the hand (with or without the bonus): measured against the simple and the
-        strong bot, holding wins far more games there (docs/bots.md). Below, and when
-        each seat pays its own count (``low_score_wins``), only while few loose cards
-        are left and no opponent is close to going out."""
+        strong bot, holding wins far more games there (docs/bots.md). Not with
+        ``one_meld_per_turn`` (a hand of two melds could never go out in one turn) nor
+        ``layoff_requires_own_meld`` (a bare hand cannot use the table): both measured
+        losses. Below, and when each seat pays its own count (``low_score_wins``), only
+        while few loose cards are left and no opponent is close to going out."""
         view, mem = self.view, self.mem
         if mem.melded or mem.melded_this_turn:
             return False  # (this turn: finish the turn's plan)
-        hold_seats = self.params.hold_seats
-        hold_all = (0 < hold_seats <= view.players and view.options.get(
-            "scoring_mode", "winner_collects") == "winner_collects")
+        hold_seats, options = self.params.hold_seats, view.options
+        hold_all = (0 < hold_seats <= view.players
+                    and options.get("scoring_mode", "winner_collects") == "winner_collects"
+                    and not options.get("layoff_requires_own_meld", False)
+                    and not options.get("one_meld_per_turn", False))
         if not hold_all and view.options.get("rummy_bonus", "none") == "none":
             return False
         if self.can_go_out_now():
@@ -591,30 +623,55 @@ class StrongTurn:
 
     def can_go_out_now(self) -> bool:
         """True if this turn's melds and layoffs can empty the hand (but one discard)."""
-        view = self.view
-        hand = view.hand
-        rest = list(hand)
-        table = self.table() if self.may_lay_off(view.seat) else []
+        return self.out_plan() is not None
+
+    def out_plan(self) -> list[tuple[str, tuple[Card, ...], int]] | None:
+        """The steps of a turn that empties the hand now, or None when none is seen:
+        ``("layoff", (card,), meld)`` for each card laid off (what fits the table, one
+        after another), then ``("meld", cards, -1)`` for each meld of the rest, then
+        ``("discard", (card,), -1)`` unless the melds take every card. It keeps to the
+        table's options: one meld a turn, the last card discarded, the card just taken
+        not discarded."""
+        if self._planned:
+            return self._plan
+        view, rules, options = self.view, self.rules, self.view.options
+        rest = list(view.hand)
+        steps: list[tuple[str, tuple[Card, ...], int]] = []
+        table = list(self.table()) if self.may_lay_off(view.seat) else []
         changed = True
         while changed:  # lay off what fits, repeatedly (chained layoffs)
             changed = False
             for c in list(rest):
                 for i, m in enumerate(table):
-                    if can_lay_off(m, (c,), self.rules) and deadwood_points(
-                            [x for x in rest if x != c], self.rules) <= deadwood_points(
-                            rest, self.rules):
+                    if can_lay_off(m, (c,), rules) and deadwood_points(
+                            [x for x in rest if x != c], rules) <= deadwood_points(rest, rules):
                         table[i] = (*m, c)
                         rest.remove(c)
+                        steps.append(("layoff", (c,), i))
                         changed = True
                         break
-        after = discard_deadwoods(rest, self.rules) if rest else {}
-        must_discard = bool(view.options.get("must_discard_to_go_out", False))
+        must_discard = bool(options.get("must_discard_to_go_out", False))
+        one_meld = bool(options.get("one_meld_per_turn", False))
+        forbid = bool(options.get("forbid_discarding_taken_card", True))
+        plan = None
         if not rest:
-            return not must_discard
-        if deadwood_points(rest, self.rules) == 0 and not must_discard:
-            return True
-        forbid = bool(view.options.get("forbid_discarding_taken_card", True))
-        return any(v == 0 for c, v in after.items() if not (forbid and c == view.taken))
+            plan = None if must_discard else steps
+        else:
+            dearest: list[Card] = sorted((c for c in rest if not (forbid and c == view.taken)),
+                                         key=lambda c: (-rules.points(c), c))
+            last: list[Card | None] = [] if must_discard else [None]
+            last += dearest
+            for d in last:
+                kept = [c for c in rest if c != d]
+                melds = best_arrangement(kept, rules) if kept else None
+                if melds is not None and (melds.points or (one_meld and len(melds.melds) > 1)):
+                    continue
+                plan = steps + [("meld", m, -1) for m in (melds.melds if melds else ())]
+                if d is not None:
+                    plan.append(("discard", (d,), -1))
+                break
+        self._plan, self._planned = plan, True
+        return plan
 
 
 def _loose_cards(hand: Sequence[Card], rules: MeldRules, after: dict[Card, int]) -> int:
