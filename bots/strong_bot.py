@@ -52,8 +52,9 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   Three Thirteen: go out as soon as it is legal.
   Basic Rummy: lay off deadwood and meld the best arrangement's melds, except while
   going rummy is possible and worth it: with nothing melded yet, the bonus on, at most
-  ``rummy_hold`` deadwood cards and no opponent close to going out, it holds its melds
-  to go out in one turn for the bonus. From ``hold_seats`` seats (three: deals of seven
+  ``rummy_hold`` deadwood cards (``rummy_hold_two`` at two seats when the winner
+  collects) and no opponent close to going out, it holds its melds to go out in one
+  turn for the bonus. From ``hold_seats`` seats (three: deals of seven
   cards or fewer), when the hand's winner collects, it holds them whatever its loose
   cards and the others' hands, until the turn can empty the hand: a meld on the table
   is a place for every other seat to lay off, and the hand held to the end goes rummy.
@@ -129,6 +130,7 @@ class StrongParams:
     chicago_risk_fatal: float = 0.08  # ... when the penalty would eliminate us
     chicago_pass: float = 0.1  # Chicago: the chance a seat passes on a knock it could make
     rummy_hold: int = 2  # Basic: hold melds for going rummy with this many loose cards
+    rummy_hold_two: int = 6  # ... at two seats when the winner collects
     hold_seats: int = 3  # Basic, winner collects: from this many seats, hold every meld
     # until the turn can empty the hand (0: never)
     potential_cards: int = 11  # no potential beyond this hand size (the solver's cost)
@@ -619,7 +621,10 @@ class StrongTurn:
         if others and min(others) <= 4:
             return False  # an opponent is close to going out: bank the melds
         loose = _loose_cards(hand, self.rules, after)
-        return loose <= self.params.rummy_hold + 1  # one of them will be discarded
+        two = view.players == 2 and options.get(
+            "scoring_mode", "winner_collects") == "winner_collects"
+        hold = self.params.rummy_hold_two if two else self.params.rummy_hold
+        return loose <= hold + 1  # one of them will be discarded
 
     def can_go_out_now(self) -> bool:
         """True if this turn's melds and layoffs can empty the hand (but one discard)."""

@@ -142,8 +142,20 @@ def test_the_card_just_taken_is_not_thrown_back() -> None:
 
 
 def test_two_seats_keep_the_older_rule() -> None:
-    game = position(2, f"{LOOSE} Jd 5c 6s Ts")
+    game = position(2, f"{LOOSE} Jd 5c 6s Ts")  # eight loose cards: too many to hold for
     assert isinstance(choice(game), Meld)
+
+
+def test_two_seats_hold_for_rummy_with_up_to_seven_loose_cards() -> None:
+    # A run, a set and five loose cards, the opponent far from going out: the melds stay
+    # in hand (rummy_hold_two 6; with the earlier 2 they went down).
+    game = position(2, "7h 8h 9h Kc Kd Ks 4s 2c Jd 5c 6s")
+    held = choice(game)
+    assert isinstance(held, Discard)
+    assert isinstance(choice(game, StrongParams(rummy_hold_two=2)), Meld)
+    # Where each seat pays its own count the older number stands.
+    low = position(2, "7h 8h 9h Kc Kd Ks 4s 2c Jd 5c 6s", {"scoring_mode": "low_score_wins"})
+    assert isinstance(choice(low), Meld)
 
 
 @pytest.mark.parametrize("options", [{"scoring_mode": "low_score_wins"},

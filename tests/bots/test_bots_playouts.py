@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rummyhall.bots import StrongBot, knock_with_melds
+from rummyhall.bots import StrongBot, StrongParams, knock_with_melds
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
 from rummyhall.bots.evaluation import face_mask, first_layoffs
 from rummyhall.bots.playouts import (
@@ -51,6 +51,8 @@ from rummyhall.rules import (
     seat_view,
     view_meld_rules,
 )
+
+MELDING = StrongParams(rummy_hold_two=2)  # (lays its melds down soon: see to_seat_draw_of)
 
 
 class PolicyBot:
@@ -94,8 +96,10 @@ def to_seat_draw(seed: int, turns: int, name: str = "gin") -> Game:
 
 def to_seat_draw_of(game: Game, turns: int, rng: random.Random | None = None) -> Game:
     """``game``, dealt, played by strong bots until seat 0's ``turns``-th draw; with
-    ``rng``, an empty stock rebuilt by its shuffles (without, that ends it first)."""
-    bots = [StrongBot(), StrongBot()]
+    ``rng``, an empty stock rebuilt by its shuffles (without, that ends it first). The
+    bots hold their melds for rummy only with two loose cards (``rummy_hold_two`` 2), so
+    that Basic Rummy's tables fill and its stocks run out as the tests need."""
+    bots = [StrongBot(MELDING), StrongBot(MELDING)]
     seen = 0
     for _ in range(600):
         if rng is not None and game.phase is Phase.REBUILD:

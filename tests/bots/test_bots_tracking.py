@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from rummyhall.bots import StrongBot
+from rummyhall.bots import StrongBot, StrongParams
 from rummyhall.bots.arena import seat_order_shuffle
 from rummyhall.bots.evaluation import HandEvaluator, meld_completions, run_windows
 from rummyhall.bots.selfplay import shuffle_for
@@ -250,7 +250,8 @@ def test_the_tracker_counts_the_stock_rebuilds_it_sees() -> None:
     # the engine counts them, and starts again at 0 in the next hand.
     rng = random.Random(5)
     game = new_game("basic", players=2)
-    bots = [StrongBot(), StrongBot()]
+    # (bots that lay their melds down soon, so that the hands run the stock out)
+    bots = [StrongBot(StrongParams(rummy_hold_two=2)) for _ in range(2)]
     tracker = Tracker()
     checked = rebuilt = 0
     for _ in range(20_000):
