@@ -606,11 +606,11 @@ class StrongTurn:
         if mem.melded or mem.melded_this_turn:
             return False  # (this turn: finish the turn's plan)
         hold_seats, options = self.params.hold_seats, view.options
-        hold_all = (0 < hold_seats <= view.players
-                    and options.get("scoring_mode", "winner_collects") == "winner_collects"
+        collects = options.get("scoring_mode", "winner_collects") == "winner_collects"
+        hold_all = (collects and 0 < hold_seats <= view.players
                     and not options.get("layoff_requires_own_meld", False)
                     and not options.get("one_meld_per_turn", False))
-        if not hold_all and view.options.get("rummy_bonus", "none") == "none":
+        if not hold_all and options.get("rummy_bonus", "none") == "none":
             return False
         if self.can_go_out_now():
             return False
@@ -621,8 +621,7 @@ class StrongTurn:
         if others and min(others) <= 4:
             return False  # an opponent is close to going out: bank the melds
         loose = _loose_cards(hand, self.rules, after)
-        two = view.players == 2 and options.get(
-            "scoring_mode", "winner_collects") == "winner_collects"
+        two = collects and view.players == 2
         hold = self.params.rummy_hold_two if two else self.params.rummy_hold
         return loose <= hold + 1  # one of them will be discarded
 
@@ -662,8 +661,11 @@ class StrongTurn:
         if not rest:
             plan = None if must_discard else steps
         else:
-            dearest: list[Card] = sorted((c for c in rest if not (forbid and c == view.taken)),
-                                         key=lambda c: (-rules.points(c), c))
+            # (one solve says which discards leave every other card melded)
+            after = discard_deadwoods(rest, rules)
+            dearest: list[Card] = sorted(
+                (c for c in rest if not after[c] and not (forbid and c == view.taken)),
+                key=lambda c: (-rules.points(c), c))
             last: list[Card | None] = [] if must_discard else [None]
             last += dearest
             for d in last:
