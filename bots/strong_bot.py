@@ -52,8 +52,8 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   Three Thirteen: go out as soon as it is legal.
   Basic Rummy: lay off deadwood and meld the best arrangement's melds, except while
   going rummy is possible and worth it: with nothing melded yet, the bonus on, at most
-  ``rummy_hold`` deadwood cards (``rummy_hold_two`` at two seats when the winner
-  collects) and no opponent close to going out, it holds its melds to go out in one
+  ``rummy_hold`` deadwood cards (``rummy_hold_two``, any number, at two seats when the
+  winner collects) and no opponent close to going out, it holds its melds to go out in one
   turn for the bonus. From ``hold_seats`` seats (three: deals of seven
   cards or fewer), when the hand's winner collects, it holds them whatever its loose
   cards and the others' hands, until the turn can empty the hand: a meld on the table
@@ -130,7 +130,7 @@ class StrongParams:
     chicago_risk_fatal: float = 0.08  # ... when the penalty would eliminate us
     chicago_pass: float = 0.1  # Chicago: the chance a seat passes on a knock it could make
     rummy_hold: int = 2  # Basic: hold melds for going rummy with this many loose cards
-    rummy_hold_two: int = 6  # ... at two seats when the winner collects
+    rummy_hold_two: int = 9  # ... at two seats when the winner collects
     hold_seats: int = 3  # Basic, winner collects: from this many seats, hold every meld
     # until the turn can empty the hand (0: never)
     potential_cards: int = 11  # no potential beyond this hand size (the solver's cost)

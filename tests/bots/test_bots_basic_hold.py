@@ -2,8 +2,8 @@
 
 From three seats, when the hand's winner collects, the strong bot keeps its melds in
 hand until its turn can empty the hand, and then goes out in that one turn (rummy).
-With two seats, and when each seat pays its own count, the older rule stands: it holds
-only with few loose cards left while no opponent is close to going out.
+With two seats it holds while the opponent is not close to going out; when each seat
+pays its own count, the older rule stands: it holds only with few loose cards left.
 """
 
 from __future__ import annotations
@@ -141,21 +141,28 @@ def test_the_card_just_taken_is_not_thrown_back() -> None:
     assert isinstance(thrown, Discard) and thrown.card != game.taken
 
 
-def test_two_seats_keep_the_older_rule() -> None:
-    game = position(2, f"{LOOSE} Jd 5c 6s Ts")  # eight loose cards: too many to hold for
-    assert isinstance(choice(game), Meld)
-
-
-def test_two_seats_hold_for_rummy_with_up_to_seven_loose_cards() -> None:
-    # A run, a set and five loose cards, the opponent far from going out: the melds stay
-    # in hand (rummy_hold_two 6; with the earlier 2 they went down).
+def test_two_seats_hold_for_rummy_whatever_the_loose_cards() -> None:
+    # A run and eight loose cards, the opponent far from going out: the run stays in hand
+    # (rummy_hold_two 9; with the earlier 6 it went down).
+    game = position(2, f"{LOOSE} Jd 5c 6s Ts")
+    assert isinstance(choice(game), Discard)
+    assert isinstance(choice(game, StrongParams(rummy_hold_two=6)), Meld)
+    # A run, a set and five loose cards: held; with the first number, 2, they went down.
     game = position(2, "7h 8h 9h Kc Kd Ks 4s 2c Jd 5c 6s")
-    held = choice(game)
-    assert isinstance(held, Discard)
+    assert isinstance(choice(game), Discard)
     assert isinstance(choice(game, StrongParams(rummy_hold_two=2)), Meld)
     # Where each seat pays its own count the older number stands.
     low = position(2, "7h 8h 9h Kc Kd Ks 4s 2c Jd 5c 6s", {"scoring_mode": "low_score_wins"})
     assert isinstance(choice(low), Meld)
+
+
+def test_two_seats_bank_the_melds_when_the_opponent_is_close_to_going_out() -> None:
+    game = position(2, f"{LOOSE} Jd 5c 6s Ts")
+    assert isinstance(choice(game), Discard)
+    extra = game.hands[1][4:]
+    game.hands[1] = game.hands[1][:4]  # four cards left: it may go out next turn
+    game.stock = extra + game.stock
+    assert isinstance(choice(game), Meld)
 
 
 @pytest.mark.parametrize("options", [{"scoring_mode": "low_score_wins"},

@@ -11,7 +11,15 @@ from typing import Any
 
 import pytest
 
-from rummyhall.bots import STRATEGIES, ExpertBot, ExpertParams, StrongBot, expert_bot, make_strategy
+from rummyhall.bots import (
+    STRATEGIES,
+    ExpertBot,
+    ExpertParams,
+    StrongBot,
+    StrongParams,
+    expert_bot,
+    make_strategy,
+)
 from rummyhall.bots.arena import deal_slices, seat_order_shuffle
 from rummyhall.bots.evaluation import run_windows
 from rummyhall.bots.expert_bot import GIN_HELD, PLAYOUTS, WorldBudget
@@ -45,6 +53,10 @@ from rummyhall.rules import (
     view_meld_rules,
 )
 
+# Two strong seats of Basic Rummy hold their melds for rummy (rummy_hold_two); the tests
+# that need melds on the table and long hands make them with the first number.
+MELDING = StrongParams(rummy_hold_two=2)
+
 
 class CountingClock:
     """A clock that moves ``step`` seconds each time it is read (no wall time)."""
@@ -66,11 +78,11 @@ def dealt(name: str, players: int, seed: int) -> Game:
     return game
 
 
-def views_of_seat(name: str, players: int, seed: int, seat: int = 0) -> Iterator[
-        tuple[Game, SeatView]]:
+def views_of_seat(name: str, players: int, seed: int, seat: int = 0,
+                  params: StrongParams | None = None) -> Iterator[tuple[Game, SeatView]]:
     """Play a hand with strong bots, yielding (game, view) at each decision of ``seat``."""
     game = dealt(name, players, seed)
-    bots = [StrongBot() for _ in range(players)]
+    bots = [StrongBot(params) for _ in range(players)]
     hand = game.hand_no
     for _ in range(400):
         if game.phase is Phase.DEAL or game.hand_no != hand or game.to_move is None:
@@ -573,9 +585,9 @@ def test_basic_rummys_playouts_may_rebuild_the_stock_from_the_pile() -> None:
     late = 0
     for rebuild in (False, True):
         expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=2, basic_rebuild=rebuild),
-                           random.Random(3))
+                           random.Random(3), strong=MELDING)
         game = dealt("basic", 2, 8)
-        rng, strong = random.Random(8), StrongBot()
+        rng, strong = random.Random(8), StrongBot(MELDING)
         for _ in range(6000):
             s = game.to_move
             if game.is_over or len(game.results) >= (30 if rebuild else 4) or late >= 3:
@@ -610,8 +622,9 @@ def test_basic_rummys_playouts_know_who_may_still_go_rummy() -> None:
     # which catches a seat that only laid off on our melds. The engine's own flags agree.
     mid_turn = layoffs_only = 0
     for seed in range(1, 13):
-        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=1), random.Random(seed))
-        for game, view in views_of_seat("basic", 2, seed):
+        expert = ExpertBot(ExpertParams(budget_ms=None, max_worlds=1), random.Random(seed),
+                           strong=MELDING)
+        for game, view in views_of_seat("basic", 2, seed, params=MELDING):
             assert isinstance(game, BasicRummy)
             legal = game.legal_actions()
             mem = expert.strong.tracker.observe(view)
