@@ -52,12 +52,13 @@ stock); 0 in Chicago and Three Thirteen, where the arena measured no gain from i
   Three Thirteen: go out as soon as it is legal.
   Basic Rummy: lay off deadwood and meld the best arrangement's melds, except while
   going rummy is possible and worth it: with nothing melded yet, the bonus on, at most
-  ``rummy_hold`` deadwood cards (``rummy_hold_two``, any number, at two seats when the
-  winner collects) and no opponent close to going out, it holds its melds to go out in one
-  turn for the bonus. From ``hold_seats`` seats (three: deals of seven
-  cards or fewer), when the hand's winner collects, it holds them whatever its loose
-  cards and the others' hands, until the turn can empty the hand: a meld on the table
-  is a place for every other seat to lay off, and the hand held to the end goes rummy.
+  ``rummy_hold`` deadwood cards (``rummy_hold_two`` at two seats when the winner
+  collects: any number while it holds a meld) and no opponent close to going out, it
+  holds its melds to go out in one turn for the bonus. From ``hold_seats`` seats
+  (three: deals of seven cards or fewer), when the hand's winner collects, it holds
+  them whatever its loose cards and the others' hands, until the turn can empty the
+  hand: a meld on the table is a place for every other seat to lay off, and the hand
+  held to the end goes rummy.
   A turn that can empty the hand is played by its plan (:meth:`StrongTurn.out_plan`:
   the layoffs, the melds of the rest, the last discard).
   Every game: the card just taken from the pile is not thrown back (with the taken-card
@@ -600,8 +601,11 @@ class StrongTurn:
         strong bot, holding wins far more games there (docs/bots.md). Not with
         ``one_meld_per_turn`` (a hand of two melds could never go out in one turn) nor
         ``layoff_requires_own_meld`` (a bare hand cannot use the table): both measured
-        losses. Below, and when each seat pays its own count (``low_score_wins``), only
-        while few loose cards are left and no opponent is close to going out."""
+        losses. At two seats when the winner collects, while it holds a meld, whatever
+        its loose cards (``rummy_hold_two``), until the opponent holds four cards or
+        fewer; below ``hold_seats`` otherwise, and when each seat pays its own count
+        (``low_score_wins``), only while few loose cards are left (``rummy_hold``) and no
+        opponent is close to going out."""
         view, mem = self.view, self.mem
         if mem.melded or mem.melded_this_turn:
             return False  # (this turn: finish the turn's plan)
