@@ -3,9 +3,10 @@
 A name is shown as its player typed it, but compared by its key: Unicode's compatibility
 normal form (NFKC), case-folded and normalized again, the "identifier caseless match" of
 Unicode's standard annex 31, without the code points Unicode marks default-ignorable
-(shown as nothing: joiners, variation selectors, fillers). So "Ada" is "ada", "josé"
-typed with a combining accent is "josé" typed with one character, a name in full-width
-letters is the name in plain ones, and "ada" with an invisible joiner inside is "ada":
+(shown as nothing: joiners, variation selectors, fillers) and a few symbols drawn as
+nothing (the blank Braille pattern). So "Ada" is "ada", "josé" typed with a combining
+accent is "josé" typed with one character, a name in full-width letters is the name in
+plain ones, and "ada" with an invisible joiner inside is "ada":
 nobody can take a name that differs from one in use only in such ways, nor dodge a ban
 on it that way. (Letters of other scripts that look alike, a Cyrillic "а" for a Latin
 "a", are other names still.)
@@ -13,6 +14,8 @@ on it that way. (Letters of other scripts that look alike, a Cyrillic "а" for a
     >>> name_key("Ada") == name_key("ADA") == name_key("ａｄａ") == name_key("ad\u034fa")
     True
     >>> name_key("ada\ufe0f") == name_key("ada\u180b") == name_key("ada\u3164") == "ada"
+    True
+    >>> name_key("\u2800ada") == name_key("ada\U0001d159") == "ada"
     True
     >>> name_key("jose\\u0301") == name_key("jos\\u00e9"), name_key("jose") == name_key("josé")
     (True, False)
@@ -32,7 +35,11 @@ _IGNORABLE_RANGES = (
     (0xE0000, 0xE0FFF),
 )
 """Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt)."""
+_BLANKS = (0x2800, 0x1D159)
+"""Symbols drawn as nothing that Unicode does not mark ignorable: the blank Braille
+pattern and the musical null notehead."""
 _DROP = {code: None for low, high in _IGNORABLE_RANGES for code in range(low, high + 1)}
+_DROP.update(dict.fromkeys(_BLANKS))
 
 
 def name_key(name: str) -> str:

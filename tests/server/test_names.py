@@ -64,6 +64,8 @@ async def test_a_name_whose_seat_is_held_is_refused_to_anybody_without_its_token
     ("ada", "ad\u034fa"),  # an invisible combining grapheme joiner
     ("ada", "ada\ufe0f"),  # a variation selector
     ("ada", "ada\u3164"),  # a Hangul filler, shown as nothing
+    ("ada", "\u2800ada"),  # the blank Braille pattern, drawn as a space
+    ("ada", "ada\U0001d159"),  # the musical null notehead, drawn as nothing
 ])
 async def test_a_name_that_only_looks_different_is_the_same_name(
         hall: Hall, held: str, lookalike: str) -> None:
