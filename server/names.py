@@ -3,11 +3,11 @@
 A name is shown as its player typed it, but compared by its key: Unicode's compatibility
 normal form (NFKC), case-folded and normalized again, the "identifier caseless match" of
 Unicode's standard annex 31, without the code points Unicode marks default-ignorable
-(shown as nothing: joiners, variation selectors, fillers) and a few symbols drawn as
-nothing (the blank Braille pattern). So "Ada" is "ada", "josé" typed with a combining
-accent is "josé" typed with one character, a name in full-width letters is the name in
-plain ones, and "ada" with an invisible joiner inside is "ada":
-nobody can take a name that differs from one in use only in such ways, nor dodge a ban
+(shown as nothing: joiners, variation selectors, fillers) and two symbols drawn as
+nothing (the blank Braille pattern, the musical null notehead). So "Ada" is "ada",
+"josé" typed with a combining accent is "josé" typed with one character, a name in
+full-width letters is the name in plain ones, and "ada" with an invisible joiner inside
+is "ada": nobody can take a name that differs from one in use only in such ways, nor dodge a ban
 on it that way. (Letters of other scripts that look alike, a Cyrillic "а" for a Latin
 "a", are other names still.)
 
