@@ -7,9 +7,9 @@ Unicode's standard annex 31, without the code points Unicode marks default-ignor
 nothing (the blank Braille pattern, the musical null notehead). So "Ada" is "ada",
 "josé" typed with a combining accent is "josé" typed with one character, a name in
 full-width letters is the name in plain ones, and "ada" with an invisible joiner inside
-is "ada": nobody can take a name that differs from one in use only in such ways, nor dodge a ban
-on it that way. (Letters of other scripts that look alike, a Cyrillic "а" for a Latin
-"a", are other names still.)
+is "ada": nobody can take a name that differs from one in use only in such ways, nor
+dodge a ban on it that way. (Letters of other scripts that look alike, a Cyrillic "а"
+for a Latin "a", are other names still.)
 
     >>> name_key("Ada") == name_key("ADA") == name_key("ａｄａ") == name_key("ad\u034fa")
     True
