@@ -499,7 +499,7 @@ class Journal:
         game = table.game
         assert game is not None
         out: list[Statement] = []
-        n = len(table.journal) - 1
+        n = table.played - 1
         if n == 0 or table.id not in self._game_of:
             out += self._start_statements(table)
         number = self._game_of[table.id]

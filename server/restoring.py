@@ -63,7 +63,7 @@ def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Set
     game, actions, _ = replay(record.game, latest.options, len(record.seats),
                               latest.first_dealer, latest.actions,
                               before=house_bots_recall(table.seats), events=events)
-    table.game, table.journal, table.first_dealer = game, actions, latest.first_dealer
+    table.game, table.played, table.first_dealer = game, len(actions), latest.first_dealer
     table.game_seq, table.events = latest.first_seq, events
     table.seq = latest.first_seq + len(events)
     table.state = "finished" if game.is_over else "playing"

@@ -216,7 +216,9 @@ class Table:
         self.game: Game | None = None
         self.state = "waiting"
         self.seq = 0
-        self.journal: list[Action] = []  # every action of the current game, shuffles included
+        #: How many actions of the current game were played, shuffles included (the
+        #: journal numbers them so): a count, so that a long game holds no list of them.
+        self.played = 0
         #: The events of the current game, in order, the last KEPT_EVENTS to twice that
         #: (a resync from a seq gives those after it); ``game_seq`` is the table's event
         #: number before the first of them.
@@ -632,7 +634,7 @@ class Table:
         game = new_game(self.game_name, self.options, players=len(self.seats),
                         first_dealer=first)
         try:  # from here the game has begun: a failure cannot simply be undone
-            self.game, self.journal, self.state = game, [], "playing"
+            self.game, self.played, self.state = game, 0, "playing"
             self.round, self.hand_proofs, self._paused_hand = None, [], 0
             self.events, self.game_seq = [], self.seq
             self.pause_until = math.inf
@@ -717,7 +719,7 @@ class Table:
         except Exception as exc:  # a bug inside the rules: the game may be half-changed
             raise TableBroken(f"table {self.id} failed applying {action!r}") from exc
         try:
-            self.journal.append(action)
+            self.played += 1
             if self.before_broadcast is not None:
                 await self.before_broadcast(self, action)
             if accepted is not None:
@@ -782,7 +784,7 @@ class Table:
         proof.cards = tuple(canonical_order(game.shuffle_cards()))
         shuffle = Shuffle(deal_order(proof.secret, proof.reveals, proof.cards))
         events = game.apply(shuffle)
-        self.journal.append(shuffle)
+        self.played += 1
         self.shuffle_proof = proof
         if self.before_broadcast is not None:
             await self.before_broadcast(self, shuffle)

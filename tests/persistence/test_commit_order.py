@@ -122,7 +122,7 @@ async def test_no_event_is_sent_before_its_action_is_committed(
                 number = hall.journal._game_of.get(table.id, 0)  # (0: not started yet)
                 what = f"event {m.seq}" if isinstance(m, EventMessage) else "an ok"
                 waiting.setdefault(id(self), []).append(
-                    (number, len(table.journal), f"{what} of table {m.table}"))
+                    (number, table.played, f"{what} of table {m.table}"))
                 checked.append(1)
         return put(self, message)
 
