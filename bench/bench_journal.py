@@ -302,7 +302,7 @@ async def restore_time(path: str) -> tuple[float, int, int]:
         started = time.perf_counter()
         await nursery.start(hall.serve)
         elapsed = time.perf_counter() - started
-        actions = sum(len(t.journal) for t in hall.lobby.tables.values())
+        actions = sum(t.played for t in hall.lobby.tables.values())
         count = len(hall.lobby.tables)
         nursery.cancel_scope.cancel()
     return elapsed, count, actions
