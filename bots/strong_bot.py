@@ -646,18 +646,21 @@ class StrongTurn:
         rest = list(view.hand)
         steps: list[tuple[str, tuple[Card, ...], int]] = []
         table = list(self.table()) if self.may_lay_off(view.seat) else []
+        now = deadwood_points(rest, rules)
         changed = True
         while changed:  # lay off what fits, repeatedly (chained layoffs)
             changed = False
             for c in list(rest):
-                for i, m in enumerate(table):
-                    if can_lay_off(m, (c,), rules) and deadwood_points(
-                            [x for x in rest if x != c], rules) <= deadwood_points(rest, rules):
-                        table[i] = (*m, c)
-                        rest.remove(c)
-                        steps.append(("layoff", (c,), i))
-                        changed = True
-                        break
+                fits = next((i for i, m in enumerate(table) if can_lay_off(m, (c,), rules)),
+                            None)
+                if fits is None:
+                    continue
+                without = deadwood_points([x for x in rest if x != c], rules)
+                if without <= now:  # (a card that serves a meld in hand stays)
+                    table[fits] = (*table[fits], c)
+                    rest.remove(c)
+                    steps.append(("layoff", (c,), fits))
+                    now, changed = without, True
         must_discard = bool(options.get("must_discard_to_go_out", False))
         one_meld = bool(options.get("one_meld_per_turn", False))
         forbid = bool(options.get("forbid_discarding_taken_card", True))
