@@ -71,9 +71,16 @@ from .melds import MeldRules, shared_rules
 from .options import GameOptions
 from .solver import discards_at_most
 
-# Engineering cap (docs/rules.md 1, "When the stock runs out"): a hand whose stock
-# runs out more often than this is void.
+# Engineering caps (docs/rules.md 1, "No hand and no game goes on forever"), so that
+# whatever its players do a hand and a game end, and a game's journal stays bounded:
+#: A hand whose stock runs out more often than this is void.
 MAX_STOCK_EXHAUSTIONS = 10
+#: A hand whose turns reach this many is void (seats that only ever take the discard
+#: pile never run the stock out).
+MAX_HAND_TURNS = 10_000
+#: When a hand ends and the game has taken this many moves (every action, shuffles
+#: too), the game ends as it stands (:meth:`Game.leaders` win).
+MAX_GAME_MOVES = 250_000
 
 
 class Phase(StrEnum):
@@ -221,6 +228,7 @@ class Game:
         self.taken: Card | None = None  # the card taken from the discard pile this turn
         self.stock_only = False  # Gin: both players passed the upcard
         self.exhaustions = 0
+        self.hand_turns = 0  # the turns begun in this hand
         self.winners: tuple[int, ...] = ()
         self.results: list[HandScored] = []
         self.meld_rules = self.hand_meld_rules()
@@ -360,6 +368,7 @@ class Game:
         self.stock = list(reversed(order[k + 1:]))
         self.melds = []
         self.exhaustions = 0
+        self.hand_turns = 0
         self.stock_only = False
         self.last_showdown = None
         self.knock_limits = self.hand_knock_limits()
@@ -370,8 +379,9 @@ class Game:
             tuple(len(h) for h in hands), self.discard[-1], len(self.stock),
             self.meld_rules.wild_rank, tuple(self.knock_limits))]
         first = self.next_seat(self.dealer)
-        if self.upcard_offer():
+        if self.upcard_offer():  # (the offer is the hand's first turn)
             self.turn, self.taken, self.phase = first, None, _UPCARD
+            self.hand_turns = 1
             return events
         return events + self._start_turn(first)
 
@@ -388,6 +398,9 @@ class Game:
 
     def _start_turn(self, seat: int) -> list[Event]:
         """Give the turn to ``seat``, rebuilding an empty stock first (docs/rules.md 1)."""
+        self.hand_turns += 1
+        if self.hand_turns > MAX_HAND_TURNS:
+            return self._end_void(f"the hand has lasted {MAX_HAND_TURNS:,} turns")
         self.turn, self.taken, self.phase = seat, None, _DRAW
         if self.stock:
             return []
@@ -395,7 +408,7 @@ class Game:
         if limit and self.exhaustions >= limit - 1:
             return self.end_by_exhaustion()
         if self.exhaustions >= MAX_STOCK_EXHAUSTIONS or not self.discard:
-            return self._end_void()
+            return self._end_void("the stock ran out too often")
         self.exhaustions += 1
         if len(self.discard) == 1:
             return []  # the only legal draw is the single discard
@@ -408,10 +421,9 @@ class Game:
         self.phase = _REBUILD
         return []
 
-    def _end_void(self) -> list[Event]:
+    def _end_void(self, why: str) -> list[Event]:
         return self.finish_hand([], "void", (), [0] * self.players,
-                                ["the hand is void: the stock ran out too often; "
-                                 "the same dealer deals again"])
+                                [f"the hand is void: {why}; the same dealer deals again"])
 
     def _verify_draw_stock(self, action: DrawStock) -> None:
         if not self.stock:
@@ -513,12 +525,15 @@ class Game:
         events: list[Event] = [*reveals, result]
         self.turn, self.taken = None, None
         self.phase = _DEAL
-        if outcome in ("void", "dead"):
-            return events
-        self.results.append(result)
-        events.extend(self.after_hand(result))
-        if self.phase is not _GAME_OVER:
-            self.dealer = self.choose_next_dealer(result)
+        if outcome not in ("void", "dead"):
+            self.results.append(result)
+            events.extend(self.after_hand(result))
+            if self.phase is not _GAME_OVER:
+                self.dealer = self.choose_next_dealer(result)
+        if self.phase is not _GAME_OVER and self.move_number >= MAX_GAME_MOVES:
+            events.extend(self.end_game(self.leaders(), [
+                f"the game has taken {self.move_number:,} moves, the most a game may "
+                f"take is {MAX_GAME_MOVES:,}: it ends as it stands"]))
         return events
 
     def end_game(self, winners: tuple[int, ...], notes: Sequence[str] = ()) -> list[Event]:
@@ -582,4 +597,9 @@ class Game:
     def choose_next_dealer(self, result: HandScored) -> int:
         """Who deals after a scored hand: by default the next seat to the left."""
         return self.next_seat(self.dealer)
+
+    def leaders(self) -> tuple[int, ...]:
+        """The seats (still in the game) whose total is best now: who would win if the
+        game ended as it stands."""
+        raise NotImplementedError
 

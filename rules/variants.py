@@ -94,6 +94,16 @@ def _lowest(values: dict[int, int]) -> tuple[int, ...]:
     return tuple(s for s, v in values.items() if v == best)
 
 
+def _highest(values: dict[int, int]) -> tuple[int, ...]:
+    best = max(values.values())
+    return tuple(s for s, v in values.items() if v == best)
+
+
+def _active_lowest(game: Game) -> tuple[int, ...]:
+    """The seats still in ``game`` with its lowest total (Chicago, Three Thirteen)."""
+    return _lowest({s: game.scores[s] for s in range(game.players) if game.active[s]})
+
+
 # ====================================================================== Basic Rummy
 
 
@@ -385,13 +395,13 @@ class BasicRummy(Game):
         reached = o.target_score and max(self.scores) >= o.target_score
         if not reached and not (o.max_hands and len(self.results) >= o.max_hands):
             return []
+        return self.end_game(self.leaders())
+
+    def leaders(self) -> tuple[int, ...]:
         totals = dict(enumerate(self.scores))
-        if o.scoring_mode == "winner_collects":
-            best = max(totals.values())
-            winners = tuple(s for s, v in totals.items() if v == best)
-        else:
-            winners = _lowest(totals)
-        return self.end_game(winners)
+        if self.options.scoring_mode == "winner_collects":
+            return _highest(totals)
+        return _lowest(totals)
 
     def choose_next_dealer(self, result: HandScored) -> int:
         if self.options.dealer_rotation == "winner_deals" and len(result.winners) == 1:
@@ -584,6 +594,9 @@ class GinRummy(Game):
                     self.scores[s] += won * o.box_bonus
                     notes.append(f"seat {s}: {won} hands won x {o.box_bonus} box bonus")
         return self.end_game((leader,), notes)
+
+    def leaders(self) -> tuple[int, ...]:
+        return _highest(dict(enumerate(self.scores)))
 
     def choose_next_dealer(self, result: HandScored) -> int:
         other = self.next_seat(self.dealer)
@@ -782,6 +795,9 @@ class ChicagoRummy(Game):
                                                     "the lowest total wins"])
         return events
 
+    def leaders(self) -> tuple[int, ...]:
+        return _active_lowest(self)
+
 
 # ====================================================================== Three Thirteen
 
@@ -902,6 +918,9 @@ class ThreeThirteen(Game):
             return self.end_game(tied)
         self.active = [s in tied for s in range(self.players)]
         return []
+
+    def leaders(self) -> tuple[int, ...]:
+        return _active_lowest(self)
 
 
 # ====================================================================== registry
