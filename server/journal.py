@@ -66,7 +66,7 @@ import functools
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -140,15 +140,14 @@ class JournalError(Exception):
 def replay(game: str, options: dict[str, Any], players: int, first_dealer: int,
            actions: Sequence[dict[str, Any]], *,
            before: Callable[[Game, Action], None] | None = None,
-           events: list[Event] | None = None) -> tuple[Any, list[Action], int]:
-    """The game rebuilt from its journal: (game, actions, number of events).
+           events: MutableSequence[Event] | None = None) -> tuple[Any, int, int]:
+    """The game rebuilt from its journal: (game, number of actions, number of events).
 
     ``before(game, action)`` is called before each action is applied; ``events``, when
-    given, receives every event in order.
+    given, receives every event in order (a deque with a ``maxlen`` keeps the last).
     """
     g = new_game(game, parse_options(game, dict(options)), players=players,
                  first_dealer=first_dealer)
-    done: list[Action] = []
     count = 0
     for d in actions:
         action = action_from_entry(d)
@@ -158,8 +157,7 @@ def replay(game: str, options: dict[str, Any], players: int, first_dealer: int,
         count += len(produced)
         if events is not None:
             events += produced
-        done.append(action)
-    return g, done, count
+    return g, len(actions), count
 
 
 def house_bots_recall(seats: Sequence[Seat]) -> Callable[[Game, Action], None]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ from .dealing import DealProof
 from .journal import house_bots_recall, replay
 from .players import PlayerRegistry
 from .records import TableRecord
-from .table import Table
+from .table import KEPT_EVENTS, Table
 
 
 def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Settings,
@@ -59,13 +60,13 @@ def rebuild_table(record: TableRecord, *, players: PlayerRegistry, settings: Set
         return table
     latest = record.latest
     assert latest is not None
-    events: list[Event] = []
-    game, actions, _ = replay(record.game, latest.options, len(record.seats),
-                              latest.first_dealer, latest.actions,
-                              before=house_bots_recall(table.seats), events=events)
-    table.game, table.played, table.first_dealer = game, len(actions), latest.first_dealer
-    table.game_seq, table.events = latest.first_seq, events
-    table.seq = latest.first_seq + len(events)
+    kept: deque[Event] = deque(maxlen=KEPT_EVENTS)  # (a resync before them: a snapshot)
+    game, played, produced = replay(record.game, latest.options, len(record.seats),
+                                    latest.first_dealer, latest.actions,
+                                    before=house_bots_recall(table.seats), events=kept)
+    table.game, table.played, table.first_dealer = game, played, latest.first_dealer
+    table.seq = latest.first_seq + produced
+    table.events, table.game_seq = list(kept), table.seq - len(kept)
     table.state = "finished" if game.is_over else "playing"
     _restore_proofs(table, latest.actions)
     table.pause_until = math.inf
