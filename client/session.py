@@ -89,8 +89,7 @@ from rummyhall.protocol import (
     view_from_wire,
 )
 from rummyhall.protocol import Session as SessionInfo
-from rummyhall.protocol.framing import pack_body
-from rummyhall.protocol.limits import MAX_LISTED_TABLES, MINOR
+from rummyhall.protocol.limits import HEADER_SIZE, MAX_LISTED_TABLES, MINOR
 from rummyhall.protocol.proofs import DEFAULT_ITERATIONS, LOGIN_LABEL, ProofError
 from rummyhall.protocol.ratelimit import frame_cost
 from rummyhall.rules import SeatAction, SeatView
@@ -604,13 +603,19 @@ class Session:
         """
         await self.wait_connected()
         async with self._write_lock:
-            await self._pace(msg)
-            stream, conn = self._io, self._conn
-            if stream is None or conn is None:
+            conn = self._conn
+            if conn is None:
                 raise ConnectionLost("not connected")
-            await stream.send_all(conn.send(msg))
+            frame = conn.send(msg)  # (encoded once: its size is what the pacing counts)
+            await self._pace(len(frame) - HEADER_SIZE)
+            stream = self._io
+            if stream is None or self._conn is None:
+                raise ConnectionLost("not connected")
+            if self._conn is not conn:  # reconnected while paced: the new connection's
+                frame = self._conn.send(msg)
+            await stream.send_all(frame)
 
-    async def _pace(self, msg: Message) -> None:
+    async def _pace(self, body_size: int) -> None:
         limits = self.welcome.limits if self.welcome is not None else None
         if limits is None:
             return
@@ -621,7 +626,7 @@ class Session:
             self._bucket = TokenBucket(rate=limits.messages_per_second * 0.9,
                                        burst=max(1, limits.burst // 2),
                                        tokens=min(limits.burst // 2, START_TOKENS))
-        cost = frame_cost(len(pack_body(msg.to_wire())))  # as the server counts
+        cost = frame_cost(body_size)  # as the server counts
 
         while not self._bucket.take(trio.current_time(), cost):
             await trio.sleep(max(1, self._bucket.wait_ms(trio.current_time(), cost)) / 1000)
