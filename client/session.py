@@ -604,7 +604,7 @@ class Session:
         await self.wait_connected()
         async with self._write_lock:
             conn = self._conn
-            if conn is None:
+            if self._io is None or conn is None:
                 raise ConnectionLost("not connected")
             frame = conn.send(msg)  # (encoded once: its size is what the pacing counts)
             await self._pace(len(frame) - HEADER_SIZE)
