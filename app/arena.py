@@ -33,7 +33,7 @@ from rummyhall.bots.arena import (
     schedule,
     summarize,
 )
-from rummyhall.rules import GAMES, new_game
+from rummyhall.rules import GAMES, MOST_GAME_MOVES, new_game
 
 from .arena_net import parse_server, run_over_server
 from .tlsflags import add_tls_arguments, trust_from_args
@@ -325,8 +325,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE",
                         help="a table option (see `rummyhall rules`)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every deal (0)")
-    parser.add_argument("--max-moves", type=positive_int, default=200_000,
-                        help="move cap per game; a game past it is an error (200000)")
+    parser.add_argument("--max-moves", type=positive_int, default=MOST_GAME_MOVES,
+                        help="move cap per game; a game past it is an error (default: "
+                             "past the rules' own caps, which end every game)")
     parser.add_argument("--csv", type=Path, metavar="FILE", help="write the table as CSV")
     parser.add_argument("--json", type=Path, metavar="FILE",
                         help="write the table and every game as JSON")

@@ -48,7 +48,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rummyhall.rules import Card, Game, Phase, Shuffle, new_game
+from rummyhall.rules import MOST_GAME_MOVES, Card, Game, Phase, Shuffle, new_game
 
 from .base import Strategy
 from .selfplay import GameTooLong, StrategyError, play_game
@@ -74,7 +74,7 @@ class ArenaConfig:
     seed: int = 0
     options: Mapping[str, object] = field(default_factory=dict)
     players: int | None = None  # default: the lineup's length
-    max_moves: int = 200_000
+    max_moves: int = MOST_GAME_MOVES  # (past the rules' caps: a bug)
 
     @property
     def seats(self) -> int:

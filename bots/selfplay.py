@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rummyhall.rules import (
+    MOST_GAME_MOVES,
     Action,
     DeclareRummy,
     Discard,
@@ -77,7 +78,7 @@ class GameRecord:
 
 
 def play_game(game: Game, strategies: Sequence[Strategy], rng: random.Random, *,
-              max_moves: int = 1_000_000, max_hands: int | None = None,
+              max_moves: int = MOST_GAME_MOVES, max_hands: int | None = None,
               shuffle: Callable[[Game], Shuffle] | None = None) -> GameRecord:
     """Play ``game`` to its end (or ``max_hands`` deals) with one strategy per seat.
 

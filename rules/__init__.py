@@ -57,7 +57,17 @@ from .events import (
     StockRebuilt,
     WentOut,
 )
-from .game import MAX_STOCK_EXHAUSTIONS, PHASE_ACTIONS, PHASE_MEANINGS, Game, Phase, TableMeld
+from .game import (
+    MAX_GAME_MOVES,
+    MAX_HAND_TURNS,
+    MAX_STOCK_EXHAUSTIONS,
+    MOST_GAME_MOVES,
+    PHASE_ACTIONS,
+    PHASE_MEANINGS,
+    Game,
+    Phase,
+    TableMeld,
+)
 from .melds import MeldRules, can_lay_off, layoff_cards, meld_kind, order_meld
 from .options import (
     GameOptions,
@@ -92,7 +102,8 @@ from .variants import (
 from .views import SeatView, event_for, seat_view, view_meld_rules, visible_cards
 
 __all__ = [
-    "ACTION_KINDS", "CALLS", "DRAW_SOURCES", "GAMES", "MAX_STOCK_EXHAUSTIONS", "OUTCOMES",
+    "ACTION_KINDS", "CALLS", "DRAW_SOURCES", "GAMES", "MAX_GAME_MOVES", "MAX_HAND_TURNS",
+    "MAX_STOCK_EXHAUSTIONS", "MOST_GAME_MOVES", "OUTCOMES",
     "PHASE_ACTIONS",
     "PHASE_MEANINGS", "REVEAL_STATES", "Action", "Arrangement", "BadShuffle",
     "BasicRummy", "CannotGoOut", "Card", "CardError", "CardNotHeld", "ChicagoRummy",

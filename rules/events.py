@@ -141,8 +141,8 @@ OUTCOMES: dict[str, str] = {
     "tie": "Gin: equal deadwood with undercut_on_tie false: nobody scores",
     "dead": "Gin: the stock fell to dead_hand_stock_size without a knock: no score, the "
             "same dealer deals again",
-    "void": "the stock ran out more than 10 times in one hand, or the hand reached 10,000 "
-            "turns (the server's caps): no score, the same dealer deals again",
+    "void": "the stock ran out more than 10 times in one hand, or the hand went on after "
+            "10,000 turns (the server's caps): no score, the same dealer deals again",
     "seven_twos": "Chicago: rummy with seven 2s, which wins the game at once",
     "round": "Three Thirteen: a round ended; each player adds his unmelded points",
     "bonus": "Three Thirteen under deuces_arent_wild: a tie-break round; totals do not change",

@@ -75,12 +75,15 @@ from .solver import discards_at_most
 # whatever its players do a hand and a game end, and a game's journal stays bounded:
 #: A hand whose stock runs out more often than this is void.
 MAX_STOCK_EXHAUSTIONS = 10
-#: A hand whose turns reach this many is void (seats that only ever take the discard
-#: pile never run the stock out).
+#: A hand still going when this many turns are over is void (seats that only ever take
+#: the discard pile never run the stock out).
 MAX_HAND_TURNS = 10_000
 #: When a hand ends and the game has taken this many moves (every action, shuffles
 #: too), the game ends as it stands (:meth:`Game.leaders` win).
-MAX_GAME_MOVES = 250_000
+MAX_GAME_MOVES = 5_000_000
+#: The most moves any game takes: the cap, then the rest of one hand (each of its turns
+#: a draw, at most 14 melds and layoffs and a discard; its deal and ten rebuilds).
+MOST_GAME_MOVES = MAX_GAME_MOVES + 16 * MAX_HAND_TURNS + 11
 
 
 class Phase(StrEnum):

@@ -220,8 +220,8 @@ class Table:
         #: journal numbers them so): a count, so that a long game holds no list of them.
         self.played = 0
         #: The events of the current game, in order, the last KEPT_EVENTS to twice that
-        #: (a resync from a seq gives those after it); ``game_seq`` is the table's event
-        #: number before the first of them.
+        #: (KEPT_EVENTS right after a restart; a resync from a seq gives those after
+        #: it); ``game_seq`` is the table's event number before the first of them.
         self.events: list[Event] = []
         self.game_seq = 0
         self.rng = rng or random.SystemRandom()

@@ -1,7 +1,7 @@
 """No hand and no game goes on forever (docs/rules.md 1, "No hand and no game goes on
 forever"): seats that only ever take the discard pile never run the stock out, so a hand
-is void at MAX_HAND_TURNS turns, and a game ends as it stands once a hand ends after
-MAX_GAME_MOVES moves."""
+still going after MAX_HAND_TURNS turns is void, and a game ends as it stands once a hand
+ends after MAX_GAME_MOVES moves."""
 
 from __future__ import annotations
 
@@ -68,6 +68,12 @@ def test_a_hand_that_never_uses_the_stock_is_void_at_the_turn_cap(name: str) -> 
     assert game.round_number() == round_number and not game.results
 
 
+def near_the_cap(game: Game) -> None:
+    """Count ``game``'s moves as if it had played (almost) MAX_GAME_MOVES of them: the
+    cap counts nothing else, and playing five million moves would take a minute."""
+    game.move_number = MAX_GAME_MOVES - 3 * MAX_HAND_TURNS
+
+
 @pytest.mark.parametrize(("name", "winners"), [
     ("basic", (1,)), ("gin", (1,)), ("chicago", (0,)), ("three_thirteen", (0,))])
 def test_a_game_ends_as_it_stands_after_the_move_cap(name: str,
@@ -78,17 +84,64 @@ def test_a_game_ends_as_it_stands_after_the_move_cap(name: str,
     # the totals as a scored hand would leave them (Basic and Gin: the highest wins;
     # Chicago and Three Thirteen count penalties: the lowest wins)
     game.scores = [10, 20]
-    hands = 1
-    while not game.is_over:
-        events, _ = cycle_hand(game, rng)
-        hands += 1
-        assert hands < 100
+    near_the_cap(game)
+    events, _ = cycle_hand(game, rng)  # a void hand of about 20,000 moves: not yet
+    assert not game.is_over and game.move_number < MAX_GAME_MOVES
+    events, _ = cycle_hand(game, rng)
+    assert game.move_number >= MAX_GAME_MOVES
     over = events[-1]
     assert isinstance(over, GameOver) and isinstance(events[-2], HandScored)
-    assert game.move_number >= MAX_GAME_MOVES > game.move_number - 2 * MAX_HAND_TURNS - 1
     assert over.winners == winners == game.winners and over.totals == (10, 20)
     assert over.notes == (f"the game has taken {game.move_number:,} moves, the most a game "
                           f"may take is {MAX_GAME_MOVES:,}: it ends as it stands",)
+
+
+def play_a_hand(game: Game, rng: random.Random) -> list[Event]:
+    """Random legal moves to the end of the hand; the last move's events."""
+    for _ in range(100_000):
+        if game.to_move is None:
+            order = list(game.shuffle_cards())
+            rng.shuffle(order)
+            events = game.apply(Shuffle(tuple(order)))
+        else:
+            events = game.apply(rng.choice(game.legal_actions()))
+        if any(isinstance(e, HandScored) for e in events):
+            return events
+    raise AssertionError("the hand did not end")
+
+
+def scored_gin_hand_past_the_cap(scores: list[int], options: dict[str, object] | None = None,
+                                 ) -> tuple[Game, list[Event]]:
+    """A Gin game past the move cap with ``scores``, played to the end of a hand that
+    scored (random play: the first seed whose hand is not dead)."""
+    for seed in range(200):
+        game = new_game("gin", options, players=2)
+        near_the_cap(game)
+        game.move_number += 3 * MAX_HAND_TURNS
+        game.scores = list(scores)
+        events = play_a_hand(game, random.Random(seed))
+        if not any(isinstance(e, HandScored) and e.outcome == "dead" for e in events):
+            return game, events
+    raise AssertionError("every hand was dead")
+
+
+def test_the_cap_after_a_scored_hand_ends_the_game_once() -> None:
+    # a scored hand past the cap ends the game, the best total winning...
+    game, events = scored_gin_hand_past_the_cap([0, 0])
+    overs = [e for e in events if isinstance(e, GameOver)]
+    assert len(overs) == 1 and overs[0] is events[-1] and game.is_over
+    assert overs[0].winners == game.leaders() and len(overs[0].winners) == 1
+    assert overs[0].notes == (f"the game has taken {game.move_number:,} moves, the most a "
+                              f"game may take is {MAX_GAME_MOVES:,}: it ends as it stands",)
+    # ... and one that ends the game by its own rule (Gin to 100), past the cap too,
+    # ends it once, by that rule: its notes, its game bonus
+    game, events = scored_gin_hand_past_the_cap([99, 99], {"game_bonus": 100})
+    overs = [e for e in events if isinstance(e, GameOver)]
+    assert len(overs) == 1 and overs[0] is events[-1]
+    winner = overs[0].winners[0]
+    assert overs[0].notes[0].startswith(f"seat {winner} reached")
+    assert not any("it ends as it stands" in note for note in overs[0].notes)
+    assert overs[0].totals[winner] >= 99 + 1 + 100  # the game bonus (100) was added
 
 
 @pytest.mark.parametrize("name", list(GAMES))
