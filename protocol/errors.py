@@ -71,8 +71,9 @@ _CONNECTION = _codes(
     ("kicked", True, "the server's host closed this connection (admin_kick); the message "
                      "gives the reason; the client may connect again"),
     ("banned", True, "the server's host banned this name, player or address (admin_ban): "
-                     "refused at connect or at the hello, with its token or not, and "
-                     "closed when the ban is made; the message says until when"),
+                     "refused at connect or at the hello (at a hall with a password: the "
+                     "login), with its token or not, and closed when the ban is made; the "
+                     "message says until when"),
     ("password_required", True, "the hall has a password (section 3.1): the hello came "
                                 "from a client below 1.2, a request other than login came "
                                 "before it, or no login came within handshake_seconds"),

@@ -146,14 +146,17 @@ class Admin:
         ban = self.bans.matching(trio.current_time(), address=peer_form(address))
         return self._banned(ban) if ban is not None else None
 
-    def refusal_at_hello(self, hello: Hello, address: str) -> ErrorMessage | None:
+    def refusal_at_hello(self, hello: Hello, address: str, *,
+                         address_only: bool = False) -> ErrorMessage | None:
         """``banned`` for a hello of a banned name, of a banned player's token or from a
-        banned address, else None."""
+        banned address (with ``address_only``, only the last), else None."""
         if not len(self.bans):
             return None
         self._sweep()
-        resumed = self.hall.lobby.players.by_token(hello.token) if hello.token else None
-        ban = self.bans.matching(trio.current_time(), name=hello.name,
+        resumed = self.hall.lobby.players.by_token(hello.token) \
+            if hello.token and not address_only else None
+        ban = self.bans.matching(trio.current_time(),
+                                 name=None if address_only else hello.name,
                                  player=resumed.id if resumed is not None else None,
                                  address=peer_form(address))
         return self._banned(ban) if ban is not None else None

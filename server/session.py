@@ -174,15 +174,23 @@ class ServerSession:
                                          f"no hello within {s.handshake_seconds:g} s"))
             return
         # (a ban first: a banned address guesses no password; a banned player whose seat
-        # holds its name is told it is banned)
-        refusal = self.hall.admin.refusal_at_hello(hello, self.address)
+        # holds its name is told it is banned. Behind a hall password only the address
+        # is checked before the login, so that no stranger learns who is banned)
+        password = self.hall.password is not None
+        refusal = self.hall.admin.refusal_at_hello(hello, self.address, address_only=password)
         if refusal is not None:
             await self._refuse(refusal)
             return
         login: Login | None = None
-        if self.hall.password is not None:
+        if password:
             login = await self._log_in(hello)
             if login is None:
+                return
+            # every ban again, with no wait from here to the admission: one made while
+            # the login was awaited holds too
+            refusal = self.hall.admin.refusal_at_hello(hello, self.address)
+            if refusal is not None:
+                await self._refuse(refusal)
                 return
         refusal = self.hall.check_name(hello)
         if refusal is not None:

@@ -37,6 +37,7 @@ from rummyhall.protocol import (
 from rummyhall.protocol.limits import HELLO_FRAME, MINOR
 from rummyhall.server import Hall, Settings
 from rummyhall.server.access import CAPACITY, FIRST_DELAY, FREE_FAILURES, MAX_DELAY
+from rummyhall.server.bans import Ban
 
 
 def fatal_codes(messages: Sequence[object]) -> list[str]:
@@ -312,3 +313,37 @@ async def test_a_bot_plays_a_whole_game_in_a_hall_with_a_password(hall: Hall) ->
     bot = StrategyBot(make_strategy("simple", random.Random(3)))
     results = await run_bot(bot, "127.0.0.1", hall.port, name="robo", password=PASSWORD)
     assert len(results) == 1 and results[0].scores
+
+
+def ban_name(hall: Hall, name: str) -> None:
+    """A ban of ``name`` until lifted, as admin_ban makes it (no player holds it)."""
+    bans = hall.admin.bans
+    bans.add(Ban(number=bans.next_number, name=name, player=None, address=None,
+                 until=None, until_unix=None, reason="cheating", since_unix=0.0))
+
+
+async def test_a_banned_name_is_not_told_before_the_login(hall: Hall) -> None:
+    """Behind the password, a stranger cannot learn who is banned (or why): a banned
+    name gets the same challenge as any other, and `banned` only once logged in."""
+    assert hall.port
+    ban_name(hall, "mallory")
+    raw, welcome = await locked_welcome(hall.port, "Mallory")
+    assert welcome.login is not None and welcome.session is None
+    await raw.send(Login(proof=proof_for(welcome), id=1))
+    got = await raw.receive_until_closed()
+    assert fatal_codes(got) == ["banned"] and "cheating" in got[-1].message  # type: ignore[attr-defined]
+    assert not [p for p in hall.lobby.players.connected() if p.name == "Mallory"]
+    raw, welcome = await locked_welcome(hall.port, "Mallory")  # a wrong password: wrong
+    await raw.send(Login(proof=proof_for(welcome, "guess"), id=1))
+    assert fatal_codes(await raw.receive_until_closed()) == ["wrong_password"]
+
+
+async def test_a_ban_made_while_a_connection_logs_in_holds_for_it(hall: Hall) -> None:
+    """A connection that said hello before the ban and logs in after it is refused: the
+    bans are checked again, with no wait before the admission."""
+    assert hall.port
+    raw, welcome = await locked_welcome(hall.port, "mallory")
+    ban_name(hall, "MALLORY")
+    await raw.send(Login(proof=proof_for(welcome), id=1))
+    assert fatal_codes(await raw.receive_until_closed()) == ["banned"]
+    assert len(hall.lobby.players) == 0  # nobody was admitted
