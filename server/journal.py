@@ -714,12 +714,12 @@ class Journal:
             return GamesPlayed(games=tuple(_played(r) for r in rows), id=request_id)
         if isinstance(message, GetRecord):
             start = message.start or 0
-            record = await self._call(self.store.record_part, message.number, start,
-                                      RECORD_PART)
-            if record is not None and viewer is not None and record["private"] and not any(
-                    s.get("player") == viewer for s in record["seats"]):
-                record = None  # (as if there were none: its number tells nothing)
-            if record is None or record["state"] != "finished":
+            # (a game still played, or of a private table the viewer did not sit at, is
+            # refused before any of its actions is read: as if there were none, its
+            # number tells nothing)
+            record = await self._call(functools.partial(
+                self.store.record_part, message.number, start, RECORD_PART, viewer=viewer))
+            if record is None:
                 return ErrorMessage(code="no_such_game", fatal=False, id=request_id,
                                     message=f"no finished game has number {message.number}")
             part = record["actions"]

@@ -596,13 +596,20 @@ class Store:
         with self._reading():
             return self._journal(game_id)
 
-    def record_part(self, game_id: int, start: int, count: int) -> dict[str, Any] | None:
-        """:meth:`record` with only the actions from ``start``, at most ``count`` of them
-        (read by the journal's key, never the whole game), and their number in all as
-        ``actions_total``: what one page of a game's record costs."""
+    def record_part(self, game_id: int, start: int, count: int, *,
+                    viewer: int | None = None) -> dict[str, Any] | None:
+        """:meth:`record` of a finished game with only the actions from ``start``, at
+        most ``count`` of them (read by the journal's key, never the whole game), and
+        their number in all as ``actions_total``: what one page of a game's record costs.
+        None, before any action is read, when no such game has finished (or, with
+        ``viewer``, when it is of a private table where that player did not sit)."""
+        sql = "SELECT * FROM games g WHERE g.id = ? AND g.state = 'finished'"
+        params: list[Any] = [game_id]
+        if viewer is not None:
+            sql += f" AND {PRIVATE_FILTER}"
+            params.append(viewer)
         with self._reading():
-            row = self.reader.execute("SELECT * FROM games WHERE id = ?",
-                                      (game_id,)).fetchone()
+            row = self.reader.execute(sql, params).fetchone()
             if row is None:
                 return None
             rows = self.reader.execute(
