@@ -302,6 +302,10 @@ class Hall:
             if not self._per_address[address]:
                 del self._per_address[address]
 
+    def connections_from(self, address: str) -> int:
+        """The connections open from ``address`` (at least 1: the asker's)."""
+        return max(1, self._per_address[address])
+
     async def _refuse(self, raw: trio.SocketStream, address: str, local_address: str,
                       refusal: ErrorMessage, *, handshake: bool = True) -> None:
         """Refuse a new connection: the error is written (over TLS once the handshake is

@@ -128,6 +128,10 @@ class ServerSession:
         #: The bucket all connections of this address share (server/arrivals.py): so a
         #: client that reconnects, or opens many connections, gets no more between them.
         self.shared = hall.address_rates.bucket(address)
+        #: When the last refusal told this connection to try again (None: no refusal
+        #: since its last frame taken): a client that waited so long is not charged
+        #: for being refused again.
+        self._retry_at: float | None = None
         self._cancel: trio.CancelScope | None = None  # the whole session (a slow reader)
         self._greeting = trio.CancelScope()  # the wait for the hello: a polite close
         self._reading = trio.CancelScope()  # the reader only: a polite close
@@ -417,6 +421,7 @@ class ServerSession:
         """Take the tokens of the frame just read. The reader made sure they were there;
         a reply charged meanwhile, or the address's other connections, may have taken
         some since: what is missing is owed."""
+        self._retry_at = None
         self._charge(frame_cost(self.conn.frame_size))
 
     def _over_rate(self, request_id: int | str | None) -> ErrorMessage:
@@ -425,12 +430,21 @@ class ServerSession:
         (fatal once that is spent)."""
         now = trio.current_time()
         cost = frame_cost(self.conn.frame_size)
-        self.bucket.refuse(cost)
-        if self.bucket.exhausted:
-            return fatal("rate_limited", f"frames kept arriving too fast: refusals worth "
-                                         f"{self.bucket.burst} tokens more than the rate "
-                                         "brings back")
-        wait = max(self.bucket.wait_ms(now, cost), self.shared.wait_ms(now, cost))
+        own = self.bucket.wait_ms(now, cost)
+        # A client that waited as the last refusal said, and whose own bucket pays, was
+        # refused only because the address's other connections spent its shared bucket
+        # first: that costs it nothing (docs/protocol.md, section 8, "never closed")
+        if not (own == 0 and self._retry_at is not None and now >= self._retry_at):
+            self.bucket.refuse(cost)
+            if self.bucket.exhausted:
+                return fatal("rate_limited", f"frames kept arriving too fast: refusals "
+                                             f"worth {self.bucket.burst} tokens more than "
+                                             "the rate brings back")
+        shared = self.shared.wait_ms(now, cost)
+        if shared > own:  # (the connections of the address take turns: a fair share's wait)
+            shared *= self.hall.connections_from(self.address)
+        wait = max(own, shared)
+        self._retry_at = now + wait / 1000
         return ErrorMessage(code="rate_limited", fatal=False, id=request_id, retry_ms=wait,
                             message=f"too many messages: this one was ignored; wait {wait} ms")
 

@@ -367,6 +367,51 @@ async def test_the_connections_of_one_address_share_four_times_the_rate(
         mock_clock.autojump_threshold = 0
 
 
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=20)])
+async def test_clients_of_one_address_that_wait_as_told_are_never_closed(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """Eight bots on one machine, each pinging as fast as the server lets it and waiting
+    exactly `retry_ms` after a refusal, share their address's bucket (40 a second): a
+    retry that finds it spent by the others again is not held against its sender, so
+    none is closed and each gets its pings answered. (A retry refused so used to spend
+    the sender's own allowance of refusals: eight such bots were all closed.)"""
+    assert hall.port
+    try:
+        bots = []
+        for n in range(8):
+            raw = await RawClient.connect(hall.port)
+            await raw.hello(f"polite{n}")
+            bots.append(raw)
+        due = [0.0] * len(bots)  # when each may send again (the clock's time)
+        answered = [0] * len(bots)
+        refused = 0
+        for _round in range(2_000):
+            waiting = [due[n] for n in range(len(bots)) if answered[n] < 30]
+            if not waiting:
+                break
+            now = trio.current_time()
+            if min(waiting) > now:
+                mock_clock.jump(min(waiting) - now)  # nobody may send yet: time passes
+                continue
+            for n, raw in enumerate(bots):
+                if due[n] > now or answered[n] >= 30:
+                    continue
+                await raw.send(Ping(id=answered[n]))
+                reply = await raw.receive()
+                if isinstance(reply, Pong):
+                    answered[n] += 1
+                else:
+                    assert isinstance(reply, Error) and reply.code == "rate_limited", reply
+                    assert not reply.fatal and reply.retry_ms
+                    refused += 1
+                    due[n] = now + reply.retry_ms / 1000
+        assert answered == [30] * 8 and refused  # (the address's bucket did run dry)
+        for raw in bots:
+            await raw.aclose()
+    finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
+        mock_clock.autojump_threshold = 0
+
+
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=50)])
 async def test_reconnecting_does_not_refill_the_bucket(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
