@@ -83,17 +83,22 @@ class Hall:
         A name belongs to whoever presents its holder's token. Anybody else may take it
         only while its holder holds nothing: no connection (or welcome under way), no
         seat at an unfinished table (one left included), no table of its own. A token's
-        own player always gets its name back (:meth:`admit` takes it from whoever had it).
+        own player gets its name back (:meth:`admit` takes it from whoever had it), unless
+        the one who took it meanwhile holds a seat or a table: a game is never broken
+        off for a name (the owner may come back under it once that is over).
         """
         players = self.lobby.players
         resumed = players.by_token(hello.token) if hello.token else None
         holder = players.holder(hello.name)
         if holder is None or holder is resumed:
             return None
-        if resumed is not None and resumed.owns_name \
+        at_table = self.lobby.holds_seat_or_table(holder)
+        if resumed is not None and resumed.owns_name and not at_table \
                 and name_key(resumed.name) == name_key(hello.name):
             return None  # its own name, lent to another while it was away: it wins
-        if holder.id in self._by_player or self.lobby.holds_seat_or_table(holder):
+        if at_table:
+            return fatal("name_taken", f"the name {hello.name!r} is in use at a table")
+        if holder.id in self._by_player:
             return fatal("name_taken", f"the name {hello.name!r} is in use")
         return None
 

@@ -10,7 +10,18 @@ from players import RawClient, wait_for
 from sessions import session_of
 
 from rummyhall.client import open_session
-from rummyhall.protocol import CreateTable, Error, Hello, Join, Ok, Ping, Pong, Watch, Welcome
+from rummyhall.protocol import (
+    CreateTable,
+    Error,
+    Hello,
+    Join,
+    Leave,
+    Ok,
+    Ping,
+    Pong,
+    Watch,
+    Welcome,
+)
 from rummyhall.server import Hall, Settings
 from rummyhall.server.players import PlayerRegistry
 from rummyhall.server.table import Command
@@ -269,6 +280,36 @@ async def test_an_owner_who_won_its_name_back_owns_it_still(hall: Hall) -> None:
         taker, taken = await welcome_of(hall.port, "ada")
         assert isinstance(taken, Welcome) and not session_of(taken).resumed
         await gone(hall, await owner_wins_it_back(hall, "ada", ada, taker), "ada")
+
+
+async def test_an_owner_does_not_break_off_the_game_of_the_one_who_took_its_name(
+        hall: Hall) -> None:
+    """One who took a name while its owner held nothing, and sits at a table with it,
+    keeps it while it does: the owner's token gets name_taken (a game is never broken
+    off for a name), and wins the name back once that player holds nothing. (A client
+    that said hello under many names and left could otherwise throw players off those
+    names in the middle of their games.)"""
+    assert hall.port
+    ada = await regular(hall, "ada")
+    host, _, table = await seated(hall.port, "host")  # (its seat 0; the taker takes 1)
+    taker, welcome = await welcome_of(hall.port, "Ada")
+    assert isinstance(welcome, Welcome)
+    await taker.send(Join(table=table, seat=1, id=1))
+    while not isinstance(await taker.receive(), Ok):
+        pass
+    for _ in range(2):
+        refused, answer = await welcome_of(hall.port, "ada", ada)
+        assert fatal_code(answer) == "name_taken"
+        assert isinstance(answer, Error) and "at a table" in answer.message
+        await refused.aclose()
+    await taker.send(Ping(id=1))  # the taker's connection was never touched
+    while not isinstance(got := await taker.receive(), Pong):
+        assert not isinstance(got, Error), got  # (lobby updates may come first)
+    await taker.send(Leave(table=table, id=2))  # it gives up its seat: in the lobby only
+    while not isinstance(await taker.receive(), Ok):
+        pass
+    await (await owner_wins_it_back(hall, "ada", ada, taker)).aclose()
+    await host.aclose()
 
 
 async def test_a_borrower_owns_the_fresh_name_it_takes_next(hall: Hall) -> None:
