@@ -49,6 +49,7 @@ from rummyhall.rules import GAMES, OptionError, new_game, parse_options
 
 from .access import AttemptLimiter, TableCode, invite_code, table_code
 from .alarms import Alarms
+from .arrivals import address_rates
 from .config import Settings
 from .players import Player, PlayerRegistry, Prepared
 from .records import RestoredHall
@@ -78,6 +79,9 @@ class Lobby:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.players = PlayerRegistry()
+        #: The chat rate the players of one address share, on top of each one's own
+        #: (many connections of one machine say no more than four players could).
+        self.chat_rates = address_rates(settings.chat_per_second, settings.chat_burst)
         self.tables: dict[int, Table] = {}
         self._next_table = 1
         self._nursery: trio.Nursery | None = None
@@ -412,9 +416,12 @@ class Lobby:
         if bucket is None:
             s = self.settings
             bucket = player.chat_bucket = TokenBucket(s.chat_per_second, s.chat_burst)
-        if not bucket.take(now):
+        shared = self.chat_rates.bucket(player.address)
+        if not (bucket.affords(now) and shared.affords(now)):
             return TableError("rate_limited", "too many chat lines: this one was not said",
-                              retry_ms=bucket.wait_ms(now))
+                              retry_ms=max(bucket.wait_ms(now), shared.wait_ms(now)))
+        bucket.take(now)
+        shared.take(now)
         chat = Prepared(Chat(player=player.id, name=player.name, text=msg.text,
                              table=msg.table))
         # (chat is what a lagging reader may lose: it never costs a bystander its place)

@@ -520,6 +520,45 @@ async def test_chat_has_its_own_rate_for_it_reaches_every_listener(hall: Hall) -
     await listener.aclose()
 
 
+@pytest.mark.parametrize("settings", [with_settings(chat_per_second=2, chat_burst=3)])
+async def test_the_players_of_one_address_share_four_times_the_chat_rate(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """Eight players of one machine, each within its own chat rate, say no more than four
+    players could (four bursts, the clock standing still); a player of another machine
+    still has its own. (Sixty connections of one address put 252 lines a second on every
+    screen, where the chat rate promises a player 2.)"""
+    assert hall.port
+    try:
+        said = 0
+        for n in range(8):
+            raw = await RawClient.connect(hall.port)
+            await raw.hello(f"chorus{n}")
+            await raw.send_bytes(b"".join(raw.conn.send(Say(text=f"{n}.{i}", id=i))
+                                          for i in range(3)))
+            answers: list[Ok | Error] = []
+            while len(answers) < 3:
+                if isinstance(message := await raw.receive(), Ok | Error):
+                    answers.append(message)
+            said += sum(isinstance(m, Ok) for m in answers)
+            assert all(m.code == "rate_limited" and not m.fatal and m.retry_ms
+                       for m in answers if isinstance(m, Error))
+            await raw.aclose()
+        assert said == 4 * 3
+        hall.addresses = lambda stream: ("10.0.0.7", "127.0.0.1")  # type: ignore[method-assign]
+        other = await RawClient.connect(hall.port)
+        await other.hello("elsewhere")
+        await other.send_bytes(b"".join(other.conn.send(Say(text="hi", id=i))
+                                        for i in range(3)))
+        answers = []
+        while len(answers) < 3:
+            if isinstance(message := await other.receive(), Ok | Error):
+                answers.append(message)
+        assert all(isinstance(m, Ok) for m in answers)
+        await other.aclose()
+    finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
+        mock_clock.autojump_threshold = 0
+
+
 async def test_a_broken_action_costs_the_tables_its_sender_only_watches_nothing(
         hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
     """An action refused before any table reads it (a card that is no card) brings a
