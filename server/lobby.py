@@ -594,12 +594,11 @@ class Lobby:
         return count
 
     def _removable(self, table: Table) -> bool:
-        """A closed table; a finished one that nobody is at any more; a waiting one nobody
-        sits at whose creator is gone."""
+        """A closed table; a finished one that no player is at any more; a waiting one
+        nobody sits at whose creator is gone. Spectators keep none of them (one who
+        watched others' tables would keep them, and their creators' places, for ever)."""
         if table.closed:
             return True
-        if table.spectators:
-            return False
         if table.state == "finished":  # (a restored one waits out its players' grace)
             return not any(s.present or s.absent_since is not None for s in table.seats)
         return table.state == "waiting" and not table.creator.connected and not any(

@@ -8,8 +8,10 @@ import pytest
 import trio
 import trio.testing
 from fast_settings import with_settings
+from hang_guard import HANG_GUARD
 from players import RawClient, wait_for
 
+from rummyhall.bots import make_strategy
 from rummyhall.client import Session, open_session
 from rummyhall.protocol import Hello, LobbyUpdates, Ok, Ping, Pong, TableUpdate, Welcome
 from rummyhall.server import Hall, Settings
@@ -179,3 +181,32 @@ async def test_a_table_changed_again_and_again_is_announced_once_a_second(
         assert 2 <= len(updates) <= 6, len(updates)  # 21 changes over about 3 s
         assert updates[-1].info.seats[1].kind == "house"
         await viewer.aclose()
+
+
+async def test_a_spectator_keeps_no_table_whose_players_are_gone(hall: Hall) -> None:
+    """A waiting table nobody sits at goes when its creator leaves, and a finished one
+    when its players have left, whoever still watches them: a client that watches other
+    people's tables would otherwise keep them for ever, and with them their creators'
+    places (32 tables an address) and names."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="watcher") as watcher:
+        async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+            waiting = await maker.create_table("gin", 2)
+            finished = await maker.create_table("gin", 2, options={"target_score": 1})
+            await maker.add_bot(finished, 0, "simple")
+            await maker.join(finished, 1)
+            await watcher.watch(waiting)
+            await watcher.watch(finished)
+            await maker.start(finished)
+            bot = make_strategy("simple")
+            with trio.fail_after(HANG_GUARD):
+                while (state := maker.tables.get(finished)) is None or state.view is None \
+                        or state.view.phase != "game_over":
+                    if state is not None and state.my_turn and state.view is not None:
+                        await maker.act(finished, bot.choose(state.view, state.legal))
+                    else:
+                        await maker.next_update()
+            assert {waiting, finished} <= set(hall.lobby.tables)
+        # the maker is gone: nobody sits at the waiting table, no player is at the
+        # finished one; both go though the watcher still watches them
+        await wait_for(lambda: not {waiting, finished} & set(hall.lobby.tables))
