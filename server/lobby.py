@@ -7,6 +7,7 @@ when a table changes. Tables run as tasks in the lobby's nursery.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import random
@@ -35,6 +36,7 @@ from rummyhall.protocol import (
     Ok,
     ProofError,
     Say,
+    TableInfo,
     TableRemoved,
     TableUpdate,
     TokenBucket,
@@ -66,6 +68,8 @@ HOUSE_THINKERS = 1
 """House bots that search (expert) thinking at once, over all tables: sixteen expert
 tables thinking together held a bystander's ping at 14 ms (p50) and 103 ms (p99)."""
 VISITS_PER_SECOND = 10_000
+#: Seconds between two updates of a table that tell only a new count of spectators.
+SPECTATOR_GAP = 10.0
 """Connections the lobby's rounds visit per second, at most: a round visits every
 connection, so with more than ``VISITS_PER_SECOND * update_interval`` of them (1,000 by
 default) the rounds come further apart than ``update_interval``, in proportion. Their
@@ -97,6 +101,7 @@ class Lobby:
                                                            if s != settings.stand_in)))
         self._dirty: dict[int, Table | None] = {}  # tables to announce (None: removed)
         self._announced: dict[int, float] = {}  # when each table's last update went out
+        self._shown: dict[int, TableInfo] = {}  # and what it said
         self._info_bytes: dict[int, bytes] = {}  # each table's TableInfo, encoded
         self._dirty_event = trio.Event()
         #: Called with each new table (the journal hooks itself in here, issue 5).
@@ -150,20 +155,30 @@ class Lobby:
         """Of the tables changed, those whose update may go now: one announced less than
         ``table_update_seconds`` ago waits for a later round (then tells its latest
         state), so that a client toggling a seat again and again costs every lobby one
-        update a second of that table, not ten; a removal goes at once."""
+        update a second of that table, not ten; one whose only change is its count of
+        spectators waits :data:`SPECTATOR_GAP` (anybody may watch any table: a client
+        watching and leaving tables in a loop would cost every lobby an update of each
+        every second); a removal goes at once."""
         gap = self.settings.table_update_seconds
         now = trio.current_time()
         due: dict[int, Table | None] = {}
         for table_id, table in dirty.items():
-            if table is not None and now - self._announced.get(table_id, -math.inf) < gap:
-                self._dirty[table_id] = table  # (later)
-                self._dirty_event.set()
-                continue
+            info = table.info() if table is not None else None
+            if info is not None:
+                shown = self._shown.get(table_id)
+                wait = SPECTATOR_GAP if shown is not None and dataclasses.replace(
+                    info, spectators=shown.spectators) == shown else gap
+                if now - self._announced.get(table_id, -math.inf) < wait:
+                    self._dirty[table_id] = table  # (later)
+                    self._dirty_event.set()
+                    continue
             due[table_id] = table
-            if table is None:
+            if info is None:
                 self._announced.pop(table_id, None)
+                self._shown.pop(table_id, None)
             else:
                 self._announced[table_id] = now
+                self._shown[table_id] = info
         return due
 
     def round_wait(self, connections: int) -> float:

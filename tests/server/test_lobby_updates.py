@@ -183,6 +183,53 @@ async def test_a_table_changed_again_and_again_is_announced_once_a_second(
         await viewer.aclose()
 
 
+@pytest.mark.parametrize("settings", [with_settings(table_update_seconds=1.0)])
+async def test_watching_and_leaving_in_a_loop_is_announced_every_ten_seconds(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """Anybody may watch any table: a client that watches and leaves a table every
+    0.15 s for six seconds changes only its count of spectators, and each lobby hears of
+    that at most once in SPECTATOR_GAP (10 s), then the count as it ends up; a real
+    change (a seat) is still told within the second. (A hostile-client audit's watcher
+    cost every lobby an update of each of 64 tables a second.)"""
+    mock_clock.autojump_threshold = 0.01
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker, \
+            open_session("127.0.0.1", hall.port, name="toggler") as toggler:
+        table = await maker.create_table("gin", 2)
+        viewer = await RawClient.connect(hall.port)
+        await viewer.hello("viewer")
+        await trio.sleep(2)  # (the creation's own update has gone out)
+        updates: list[tuple[float, TableUpdate]] = []
+
+        async def read() -> None:
+            while True:
+                message = await viewer.receive()
+                if isinstance(message, TableUpdate) and message.info.table == table:
+                    updates.append((trio.current_time(), message))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(read)
+            start = trio.current_time()
+            for n in range(40):
+                if n % 2 == 0:
+                    await toggler.watch(table)
+                else:
+                    await toggler.leave(table)
+                await trio.sleep(0.15)
+            await toggler.watch(table)  # the end state: one spectator
+            await trio.sleep(1)
+            watched = len(updates)
+            await maker.add_bot(table, 1)  # a seat changes: told within the second
+            await trio.sleep(1.5)
+            seated = [u for _, u in updates[watched:] if u.info.seats[1].kind == "house"]
+            await trio.sleep(12)
+            nursery.cancel_scope.cancel()
+        assert watched <= 1, updates  # 41 changes of the count over six seconds
+        assert seated
+        assert updates[-1][1].info.spectators == 1 and updates[-1][0] - start > 6
+        await viewer.aclose()
+
+
 async def test_a_spectator_keeps_no_table_whose_players_are_gone(hall: Hall) -> None:
     """A waiting table nobody sits at goes when its creator leaves, and a finished one
     when its players have left, whoever still watches them: a client that watches other
