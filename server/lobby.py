@@ -22,6 +22,7 @@ from rummyhall.protocol import (
     MAX_SERVER_FRAME,
     Chat,
     CreateTable,
+    GameRecord,
     Games,
     GetRecord,
     Join,
@@ -68,6 +69,10 @@ HOUSE_THINKERS = 1
 """House bots that search (expert) thinking at once, over all tables: sixteen expert
 tables thinking together held a bystander's ping at 14 ms (p50) and 103 ms (p99)."""
 VISITS_PER_SECOND = 10_000
+#: A get_record page costs a rate token per this many journal entries it carries, on
+#: top of its size: reading and decoding them costs the server about 0.1 ms per 20, what
+#: a small frame costs it per token (docs/protocol.md, section 8).
+RECORD_ENTRIES_PER_TOKEN = 20
 #: Seconds between two updates of a table that tell only a new count of spectators.
 SPECTATOR_GAP = 10.0
 """Connections the lobby's rounds visit per second, at most: a round visits every
@@ -243,7 +248,11 @@ class Lobby:
                 asker = player.outbox
                 reply = await self.journal.answer(message, player.id)
                 if player.outbox is asker:  # (not to a newer connection, which did not ask)
-                    player.send(reply)
+                    # (a record's page costs what reading its journal took, besides its
+                    # bytes: RECORD_ENTRIES_PER_TOKEN entries a token)
+                    player.send(Prepared.answer(reply, work=len(reply.journal)
+                                                // RECORD_ENTRIES_PER_TOKEN)
+                                if isinstance(reply, GameRecord) else reply)
         elif isinstance(message, Say):
             self._reply(player, message.id, self._say(player, message))
         elif isinstance(message, LobbyUpdates):

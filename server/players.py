@@ -24,11 +24,12 @@ class Prepared:
     they take one place in an outbox, and their bytes are written as they are.
     """
 
-    __slots__ = ("charged", "data", "messages")
+    __slots__ = ("charged", "data", "messages", "work")
 
     def __init__(self, *messages: Message) -> None:
         self.messages = messages
         self.charged = False  # a reply for one connection: its size costs that one's rate
+        self.work = 0  # rate tokens it costs besides its size (a record page's reading)
         if len(messages) == 1:
             self.data = encode_message(messages[0].to_wire(), MAX_SERVER_FRAME)
         else:
@@ -36,12 +37,13 @@ class Prepared:
                                  for m in messages)
 
     @classmethod
-    def answer(cls, *messages: Message) -> Prepared:
+    def answer(cls, *messages: Message, work: int = 0) -> Prepared:
         """Messages for one connection that together answer one request (a resync's
         events), encoded at once and charged as one reply: their whole size costs that
-        connection's rate, as a snapshot of the same size would."""
+        connection's rate, as a snapshot of the same size would, and ``work`` tokens
+        more (what making it cost beyond its bytes)."""
         prepared = cls(*messages)
-        prepared.charged = True
+        prepared.charged, prepared.work = True, work
         return prepared
 
     @classmethod

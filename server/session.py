@@ -570,8 +570,10 @@ class ServerSession:
         if isinstance(message, Prepared):
             if state is not State.READY:
                 return b""
-            if message.charged and len(message.data) >= REPLY_BYTES_PER_TOKEN:
-                self._charge(len(message.data) // REPLY_BYTES_PER_TOKEN)
+            if message.charged:
+                tokens = len(message.data) // REPLY_BYTES_PER_TOKEN + message.work
+                if tokens:
+                    self._charge(tokens)
             return message.data
         if state is State.ERROR and not (isinstance(message, ErrorMessage) and message.fatal):
             return b""  # after a fatal error from the peer only our closing error goes

@@ -40,9 +40,13 @@ from rummyhall.protocol import (
     Welcome,
     action_from_entry,
 )
+from rummyhall.protocol.framing import encode_message
+from rummyhall.protocol.limits import MAX_SERVER_FRAME, REPLY_BYTES_PER_TOKEN
 from rummyhall.rules import new_game
 from rummyhall.server import Hall
 from rummyhall.server import journal as journal_module
+from rummyhall.server import lobby as lobby_module
+from rummyhall.server.session import ServerSession
 
 
 @asynccontextmanager
@@ -137,6 +141,36 @@ async def test_a_record_is_read_a_page_at_a_time(
             start = page.next
         assert len(entries) == len(whole["actions"])
         assert [seat for seat, _ in entries] == [a.get("seat") for a in whole["actions"]]
+
+
+async def test_a_record_page_costs_the_rate_its_entries(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A get_record page costs its asker's rate a token per RECORD_ENTRIES_PER_TOKEN (20)
+    journal entries it carries, besides its bytes: decoding them costs the server what
+    that many small frames would (a hostile-client audit had one address hold 45% of a
+    core asking for finished games' pages within its rate)."""
+    charged: list[tuple[str | None, int]] = []
+    charge = ServerSession._charge
+
+    def counting(self: ServerSession, tokens: int) -> None:
+        charged.append((self.player.name if self.player else None, tokens))
+        charge(self, tokens)
+
+    monkeypatch.setattr(ServerSession, "_charge", counting)
+    async with serving(tmp_path / "hall.sqlite3") as hall:
+        assert hall.port is not None
+        await play_house_game(hall.port)
+        played = await ask(hall.port, ListGamesPlayed(id=1))
+        assert isinstance(played, GamesPlayed)
+        charged.clear()
+        page = await ask(hall.port, GetRecord(number=played.games[0].number, id=2),
+                         name="pager")
+        assert isinstance(page, GameRecord)
+        assert len(page.journal) >= lobby_module.RECORD_ENTRIES_PER_TOKEN
+        size = len(encode_message(page.to_wire(), MAX_SERVER_FRAME))
+        paid = sum(t for who, t in charged if who == "pager")
+        assert paid == 1 + size // REPLY_BYTES_PER_TOKEN \
+            + len(page.journal) // lobby_module.RECORD_ENTRIES_PER_TOKEN  # (1: its frame)
 
 
 async def test_a_record_refused_reads_none_of_the_games_journal(tmp_path: Path) -> None:
