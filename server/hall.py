@@ -124,6 +124,7 @@ class Hall:
                 old.close(fatal("session_replaced", "you connected again elsewhere"))
         holder = players.holder(hello.name)
         owner = resumed and player.owns_name and name_key(player.name) == name_key(hello.name)
+        was = (player.name, player.owns_name)
         before = players.claim(player, hello.name)
         if before is None:
             if holder is None:  # (holder is player: it keeps what it had, owned or on loan)
@@ -136,6 +137,11 @@ class Hall:
                                                    "its owner's token"))
         else:  # taken from a holder that holds nothing: on loan while its owner may return
             player.owns_name = False
+        if self.journal is not None:  # (the file's rows follow: a restart keeps who owns)
+            changed = [player] if (player.name, player.owns_name) != was else []
+            if before is not None and before is not player:
+                changed.append(before)
+            self.journal.names_changed(changed)
         self._by_player[player.id] = session  # (from here the name counts as in use)
         player.gone_since = None
         player.lobby_updates = True  # a setting of the connection, not of the player

@@ -119,6 +119,7 @@ from .store import (
 )
 
 if TYPE_CHECKING:
+    from .players import Player
     from .table import Seat, Table
 
 log = logging.getLogger("rummyhall.journal")
@@ -589,10 +590,11 @@ class Journal:
         for seat in table.seats:
             if seat.player is not None:
                 players[seat.player.id] = seat.player
-        return [("INSERT INTO players (id, name, kind, token_digest) VALUES (?, ?, ?, ?) "
-                 "ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, "
-                 "token_digest = excluded.token_digest",
-                 (p.id, p.name, p.kind, p.token_digest))
+        return [("INSERT INTO players (id, name, kind, token_digest, owns_name) "
+                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, "
+                 "kind = excluded.kind, token_digest = excluded.token_digest, "
+                 "owns_name = excluded.owns_name",
+                 (p.id, p.name, p.kind, p.token_digest, int(p.owns_name)))
                 for p in players.values()]
 
     def _table_statements(self) -> list[Statement]:
@@ -640,6 +642,16 @@ class Journal:
         statements += self._forget_statements(lifted)
         await self._submit(statements)
 
+    def names_changed(self, players: Sequence[Player]) -> None:
+        """Players whose name, or whether they own it, changed: the rows of those the
+        file keeps follow with the next batch (not waited for; a player it does not keep
+        has no row, and none is made)."""
+        if players and self.failed is None:
+            self._batch.statements += [
+                ("UPDATE players SET name = ?, owns_name = ? WHERE id = ?",
+                 (p.name, int(p.owns_name), p.id)) for p in players]
+            self._wake.set()
+
     def forget_bans(self, ended: Sequence[Ban]) -> None:
         """Bans that have run out: their rows go with the next batch (not waited for)."""
         if ended and self.failed is None:
@@ -657,7 +669,8 @@ class Journal:
         (the lobby builds the tables: :func:`~.restoring.rebuild_table`). From here the
         journal goes on with those games: their next actions and their results."""
         restored: Restored = await self._call(self.store.restored)
-        players = tuple(PlayerRecord(r["id"], r["name"], r["kind"], r["token_digest"])
+        players = tuple(PlayerRecord(r["id"], r["name"], r["kind"], r["token_digest"],
+                                     bool(r["owns_name"]))
                         for r in restored.players)
         tables = []
         for row in restored.tables:

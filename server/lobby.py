@@ -585,7 +585,8 @@ class Lobby:
         # with its token
         for p in sorted(hall.players, key=lambda p: -p.id):
             if self.players.get(p.id) is None:
-                player = self.players.restore(p.id, p.name, p.kind, p.token_digest)
+                player = self.players.restore(p.id, p.name, p.kind, p.token_digest,
+                                              p.owns_name)
                 player.gone_since = now  # (its token lasts from here)
         count = 0
         for record in hall.tables:

@@ -284,9 +284,11 @@ class PlayerRegistry:
         self._add(player)
         return player, token
 
-    def restore(self, player_id: int, name: str, kind: str, token_digest: str) -> Player:
+    def restore(self, player_id: int, name: str, kind: str, token_digest: str,
+                owns_name: bool = True) -> Player:
         """Bring back a player known from an earlier run of the server."""
         player = Player(player_id, name, kind, token_digest)
+        player.owns_name = owns_name
         self._add(player)
         self._next_id = max(self._next_id, player_id + 1)
         return player

@@ -19,6 +19,7 @@ class PlayerRecord:
     name: str
     kind: str
     token_digest: str
+    owns_name: bool = True  # (False: its name is on loan; its owner may take it back)
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,7 +44,7 @@ else:
     import fcntl
 
 APPLICATION_ID = 0x52484C31  # "RHL1": marks the file as a Rummy Hall database
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 SYNCHRONOUS = "NORMAL"  # the default; "FULL" with the fsync setting
 EXPORT_FORMAT = "rummyhall-game"
 EXPORT_VERSION = 1
@@ -259,6 +259,11 @@ MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     5: """
     ALTER TABLE tables ADD COLUMN lock TEXT;
     ALTER TABLE games ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 5 -> 6: whether a player owns its name or holds it on loan (taken while its owner
+    # held nothing): a borrower must not come back from a restart as the owner.
+    6: """
+    ALTER TABLE players ADD COLUMN owns_name INTEGER NOT NULL DEFAULT 1;
     """,
 }
 
