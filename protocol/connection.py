@@ -445,8 +445,11 @@ class Connection(FrameBuffer):
         fatal = self._state is not READY or ERROR_CODES[code].fatal
         rid = _request_id(obj) if obj is not None else None
         kind = obj.get("type") if obj is not None else None
-        return self._fail(RemoteProtocolError(message, code=code, fatal=fatal, request_id=rid,
-                                              message_type=kind if kind in MESSAGES else None))
+        table = obj.get("table") if obj is not None else None
+        return self._fail(RemoteProtocolError(
+            message, code=code, fatal=fatal, request_id=rid,
+            message_type=kind if kind in MESSAGES else None,
+            table=table if type(table) is int else None))
 
     def _fail(self, exc: RemoteProtocolError) -> RemoteProtocolError:
         if exc.fatal:

@@ -194,18 +194,20 @@ class RemoteProtocolError(ProtocolError):
     """The peer broke the protocol. ``code`` and ``fatal`` say what to answer.
 
     ``request_id`` is the id of the offending request when it could be read, so that
-    the error reply can echo it; ``message_type`` its type, when it names a known one.
+    the error reply can echo it; ``message_type`` its type, when it names a known one;
+    ``table`` its ``table`` field, when that is an integer.
     After a fatal error the connection accepts nothing more but the fatal ``error``
     message (server) and must be closed.
     """
 
     def __init__(self, message: str, *, code: str, fatal: bool,
                  request_id: int | str | None = None,
-                 message_type: str | None = None) -> None:
+                 message_type: str | None = None, table: int | None = None) -> None:
         super().__init__(message, code=code)
         self.fatal = fatal
         self.request_id = request_id
         self.message_type = message_type
+        self.table = table
 
     def __repr__(self) -> str:
         return (f"RemoteProtocolError({self.message!r}, code={self.code!r}, "

@@ -541,18 +541,18 @@ class Lobby:
             log.info("forgot %d players who hold nothing here", len(stale))
         return len(stale)
 
-    async def prompt_again(self, player: Player) -> None:
-        """An action of ``player`` was refused before any table read it (a bad card, a bad
-        field): each of its tables where it is to move sends it a fresh your_turn. (Only
-        those: a client that sends broken actions in a loop must not cost every table it
-        watches a command each.)"""
-        for table_id in sorted(player.tables):
-            table = self.tables.get(table_id)
-            if table is None:
-                continue
-            seat, game = table.sits(player), table.game
-            if seat is not None and game is not None and game.to_move == seat.index:
-                await self._to_table(table, Command(player, "prompt"))
+    async def prompt_again(self, player: Player, table_id: int | None) -> None:
+        """An action of ``player`` for table ``table_id`` was refused before the table read
+        it (a bad card, a bad field): that table sends it a fresh your_turn if it is to
+        move there. (That table only, and none when the frame named none: a client that
+        sends broken actions in a loop must cost one table a command each, not every
+        table where house bots wait on it.)"""
+        table = self.tables.get(table_id) if table_id is not None else None
+        if table is None or table_id not in player.tables:
+            return
+        seat, game = table.sits(player), table.game
+        if seat is not None and game is not None and game.to_move == seat.index:
+            await self._to_table(table, Command(player, "prompt"))
 
     async def leave_all(self, player: Player) -> None:
         """``bye``: the player stands up from every table (seats in play go to house bots)."""

@@ -334,7 +334,8 @@ class ServerSession:
                 self._spend()  # a refused frame costs what it costs too
                 self._queue(error_message(exc))
                 if exc.message_type == "action":
-                    await self.hall.lobby.prompt_again(self.player)  # a fresh your_turn
+                    # a fresh your_turn, at the table it named
+                    await self.hall.lobby.prompt_again(self.player, exc.table)
                 continue
             if event is NEED_DATA:
                 if self.conn.buffered and self.frame_started is None:

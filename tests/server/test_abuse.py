@@ -26,6 +26,7 @@ from rummyhall.protocol import (
     Error,
     EventMessage,
     Hello,
+    Join,
     ListTables,
     Message,
     Ok,
@@ -37,6 +38,7 @@ from rummyhall.protocol import (
     Start,
     Tables,
     TableUpdate,
+    YourTurn,
 )
 from rummyhall.protocol import Watch as WatchTable
 from rummyhall.protocol.limits import FRAME_BYTES_PER_TOKEN, HELLO_FRAME
@@ -603,6 +605,62 @@ async def test_a_broken_action_costs_the_tables_its_sender_only_watches_nothing(
     while not isinstance(await raw.receive(), Pong):
         pass
     assert prompted == []  # (before: a command to each of the three tables, each time)
+    await raw.aclose()
+
+
+async def test_a_broken_action_prompts_again_at_the_table_it_names_only(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player to move at three tables (house bots waiting on it at each) that sends a
+    broken action for one of them gets a fresh your_turn from that table alone: a loop
+    of broken actions costs one table a command each, not every table where the player
+    is to move (a hostile-client audit had 30 tables answer each one-token frame with
+    30 your_turns)."""
+    assert hall.port
+    prompted: list[int] = []
+    to_table = hall.lobby._to_table
+
+    async def counting(table: Table, command: Command) -> bool:
+        if command.message == "prompt":
+            prompted.append(table.id)
+        return await to_table(table, command)
+
+    monkeypatch.setattr(hall.lobby, "_to_table", counting)
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("looper", kind="bot")
+
+    async def ask(message: CreateTable | AddBot | Join | Start) -> Ok:
+        await raw.send(message)
+        while not (isinstance(got := await raw.receive(), Ok | Error)
+                   and got.id == message.id):
+            if isinstance(got, YourTurn):
+                to_move.add(got.table)
+        assert isinstance(got, Ok), got
+        return got
+
+    to_move: set[int] = set()
+    tables = []
+    for n in range(3):
+        table = (await ask(CreateTable(game="gin", players=2, id=n))).table
+        assert table is not None
+        tables.append(table)
+        await ask(Join(table=table, seat=0, id="join"))
+        await ask(AddBot(table=table, seat=1, id="bot"))
+        await ask(Start(table=table, id="start"))
+    while to_move != set(tables):  # (a house bot moves first at some: then it is ours)
+        if isinstance(got := await raw.receive(), YourTurn):
+            to_move.add(got.table)
+    named = tables[1]
+    body = msgpack.packb({"type": "action", "id": "broken", "table": named, "move": 0,
+                          "action": {"kind": "discard", "card": "Zz"}})
+    await raw.send_bytes((struct.pack(">I", len(body)) + body) * 5)
+    refused = 0
+    while refused < 5:
+        got = await raw.receive()
+        refused += isinstance(got, Error) and got.id == "broken" and got.code == "bad_card"
+    await raw.send(Ping(id="after"))
+    while not isinstance(await raw.receive(), Pong):
+        pass
+    assert prompted == [named] * 5
     await raw.aclose()
 
 
