@@ -75,6 +75,10 @@ log = logging.getLogger("rummyhall.session")
 _Step = TypeVar("_Step", Hello, Login)  # what the handshake reads, in turn
 
 READ_SIZE = 65_536
+#: A read that brings fewer bytes than this of a frame already under way costs a rate
+#: token: reading costs the server per call, and a frame sent a byte a segment would
+#: otherwise cost it thousands of reads for the one token of its frame.
+SHORT_READ = 256
 REPLY_WAIT = 30.0  # seconds a session waits for a table to handle its request, at most
 LINGER_SECONDS = 1.0  # a closing connection reads (and drops) what comes for this long
 LINGER_BYTES = 1_048_576  # or this much
@@ -338,16 +342,10 @@ class ServerSession:
                     await self.hall.lobby.prompt_again(self.player, exc.table)
                 continue
             if event is NEED_DATA:
-                if self.conn.buffered and self.frame_started is None:
-                    self.frame_started = received_at  # a frame has begun: it must end
-                # (no timeout here: the hall's watchdog closes a session idle too long, or
-                # one whose frame does not end)
-                try:
-                    data = await self._receive()
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                read_at = await self._read_more(received_at)
+                if read_at is None:
                     return  # the connection was reset: a lost connection
-                received_at = trio.current_time()
-                self.conn.receive_data(data)
+                received_at = read_at
                 continue
             if event is CLOSED or event is PAUSED:
                 return
@@ -397,6 +395,36 @@ class ServerSession:
                 continue  # (woken for nothing: wait again)
             except OSError as exc:  # reset: a lost connection
                 raise trio.BrokenResourceError from exc
+
+    async def _read_more(self, received_at: float) -> float | None:
+        """Read the client's next bytes into the connection; when they came (None: the
+        connection was reset). A read into a frame already under way waits for the
+        buckets' debt to be paid first, and a short one costs a token."""
+        under_way = self.conn.buffered
+        if under_way:
+            if self.frame_started is None:
+                self.frame_started = received_at  # a frame has begun: it must end
+            await self._out_of_debt()
+        # (no timeout here: the hall's watchdog closes a session idle too long, or one
+        # whose frame does not end)
+        try:
+            data = await self._receive()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return None
+        if under_way and len(data) < SHORT_READ:
+            self._charge(1)  # a frame trickled in: each short read of it costs
+        self.conn.receive_data(data)
+        return trio.current_time()
+
+    async def _out_of_debt(self) -> None:
+        """Before reading more of a frame under way, wait until this connection's bucket
+        and its address's hold no debt: a client that trickles its frames a few bytes a
+        segment pays a token a read (:data:`SHORT_READ`), and past its burst it is read
+        at its rate, however fast it sends (the kernel's buffers push back)."""
+        now = trio.current_time()
+        wait = max(self.bucket.wait_ms(now, 0), self.shared.wait_ms(now, 0))
+        if wait:
+            await trio.sleep(wait / 1000)
 
     async def _replied(self) -> None:
         """Wait until the table has handled this connection's last request (its reply is
