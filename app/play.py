@@ -130,8 +130,10 @@ def choose_server(profile: Profile, seconds: float) -> tuple[str, bool] | None:
             print(f"  {len(choices)}. {address} (played there before)")
     if not choices:
         print("  none found")
-    default = profile.last_server if profile.last_server in choices else (
-        choices[0] if choices else f"127.0.0.1:{DEFAULT_PORT}")
+    # (the default is never a server known only from a beacon: anybody on the network can
+    # send one, named to sort first; a server played before, else this machine's)
+    default = profile.last_server if profile.last_server in choices else next(
+        (a for a in profile.servers if a in choices), f"127.0.0.1:{DEFAULT_PORT}")
     try:
         answer = ask(f"Server number or HOST:PORT [{default}]: ").strip()
     except EOFError:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import msgpack
 
 from .fingerprints import is_fingerprint
+from .invisible import INVISIBLE
 from .limits import PROTOCOL, VERSION
 
 MAX_BEACON = 1024
@@ -41,9 +42,14 @@ _HOST = re.compile(r"[A-Za-z0-9.:-]{1,253}")  # an IPv4/IPv6 literal or a host n
 def printable(text: str) -> str:
     """``text`` with every character a terminal would act on or not show (controls,
     escapes, format characters such as bidirectional overrides, unassigned and private
-    code points, line and paragraph separators) replaced by U+FFFD."""
-    return "".join("\ufffd" if unicodedata.category(c)[0] in "CZ" and c != " " else c
-                   for c in text)
+    code points, line and paragraph separators, and what :data:`~.invisible.INVISIBLE`
+    holds: fillers, joiners, variation selectors) replaced by U+FFFD.
+
+    >>> printable("Club\u3164night\u2800") == "Club\ufffdnight\ufffd"
+    True
+    """
+    return "".join("\ufffd" if (unicodedata.category(c)[0] in "CZ" and c != " ")
+                   or ord(c) in INVISIBLE else c for c in text)
 
 
 @dataclass(frozen=True, slots=True)

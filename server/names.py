@@ -27,19 +27,7 @@ from __future__ import annotations
 
 import unicodedata
 
-_IGNORABLE_RANGES = (
-    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
-    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
-    (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
-    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
-    (0xE0000, 0xE0FFF),
-)
-"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt)."""
-_BLANKS = (0x2800, 0x1D159)
-"""Symbols drawn as nothing that Unicode does not mark ignorable: the blank Braille
-pattern and the musical null notehead."""
-_DROP = {code: None for low, high in _IGNORABLE_RANGES for code in range(low, high + 1)}
-_DROP.update(dict.fromkeys(_BLANKS))
+from rummyhall.protocol.invisible import INVISIBLE as _DROP
 
 
 def name_key(name: str) -> str:

@@ -59,6 +59,9 @@ def test_the_documented_beacon_example_decodes() -> None:
     ("\u202eevil", "\ufffdevil"),  # a bidirectional override
     ("Zero\u200bwidth\u2028", "Zero\ufffdwidth\ufffd"),
     ("Café Ünïcode 🃏", "Café Ünïcode 🃏"),  # what is printable stays
+    # drawn as nothing though Unicode calls them printable: a filler, blanks, joiners
+    ("\u3164", "\ufffd"), ("Club\u2800night\ufe0f", "Club\ufffdnight\ufffd"),
+    ("Club\u034fnight\u115f\uffa0", "Club\ufffdnight\ufffd\ufffd"),
 ])
 def test_a_beacon_name_is_shown_with_control_and_escape_characters_replaced(
         name: str, shown: str) -> None:
@@ -84,3 +87,27 @@ def test_discovery_keeps_a_bounded_number_of_servers_for_a_bounded_time() -> Non
     heard.heard(Beacon("real", 7654, 3, 5), "10.0.0.2", now=25)
     assert [s.name for s in heard.servers(now=45)] == ["real"]  # the rest are stale
     assert heard.servers(now=56) == []
+
+
+def test_a_server_known_only_from_its_beacon_is_never_the_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anybody on the LAN can send a beacon, with a name that sorts first: pressing Enter
+    at `rummyhall play`'s list connects to a server played before (the last one first),
+    else to this machine, never to one only a beacon names."""
+    from rummyhall import play  # noqa: PLC0415 (the command's module, for its list)
+    from rummyhall.client.console import Profile  # noqa: PLC0415
+    heard = Heard()
+    heard.heard(Beacon(name=" Club night", port=7654, tables=9, players=9, host="203.0.113.66"),
+                "10.0.0.66", 0.0)
+    heard.heard(Beacon(name="Club night", port=7654, tables=3, players=7), "10.0.0.2", 0.0)
+    found = heard.servers(0.0)
+
+    async def fake_discover(seconds: float) -> list[object]:
+        return list(found)
+
+    monkeypatch.setattr(play, "discover", fake_discover)
+    monkeypatch.setattr(play, "ask", lambda prompt: "")  # Enter: the default
+    profile = Profile(tmp_path / "console.json")
+    assert play.choose_server(profile, 0.1) == ("127.0.0.1:7654", False)
+    profile.servers["10.0.0.2:7654"] = {"name": "ada"}  # played there before
+    assert play.choose_server(profile, 0.1) == ("10.0.0.2:7654", False)
