@@ -84,21 +84,22 @@ class Hall:
         only while its holder holds nothing: no connection (or welcome under way), no
         seat at an unfinished table (one left included), no table of its own. A token's
         own player gets its name back (:meth:`admit` takes it from whoever had it), unless
-        the one who took it meanwhile holds a seat or a table: a game is never broken
-        off for a name (the owner may come back under it once that is over).
+        the one who took it meanwhile has a seat in a game being played (one it left
+        included): a game is never broken off for a name (the owner may come back under
+        it once that game is over).
         """
         players = self.lobby.players
         resumed = players.by_token(hello.token) if hello.token else None
         holder = players.holder(hello.name)
         if holder is None or holder is resumed:
             return None
-        at_table = self.lobby.holds_seat_or_table(holder)
-        if resumed is not None and resumed.owns_name and not at_table \
+        playing = self.lobby.plays(holder)
+        if resumed is not None and resumed.owns_name and not playing \
                 and name_key(resumed.name) == name_key(hello.name):
             return None  # its own name, lent to another while it was away: it wins
-        if at_table:
-            return fatal("name_taken", f"the name {hello.name!r} is in use at a table")
-        if holder.id in self._by_player:
+        if playing:
+            return fatal("name_taken", f"the name {hello.name!r} is in use in a game")
+        if holder.id in self._by_player or self.lobby.holds_seat_or_table(holder):
             return fatal("name_taken", f"the name {hello.name!r} is in use")
         return None
 

@@ -69,17 +69,17 @@ HOUSE_THINKERS = 1
 """House bots that search (expert) thinking at once, over all tables: sixteen expert
 tables thinking together held a bystander's ping at 14 ms (p50) and 103 ms (p99)."""
 VISITS_PER_SECOND = 10_000
+"""Connections the lobby's rounds visit per second, at most: a round visits every
+connection, so with more than ``VISITS_PER_SECOND * update_interval`` of them (1,000 by
+default) the rounds come further apart than ``update_interval``, in proportion. Their
+cost (an offer and a write per connection) is then bounded per second, whatever the
+number of connections, instead of growing as connections times rounds."""
 #: A get_record page costs a rate token per this many journal entries it carries, on
 #: top of its size: reading and decoding them costs the server about 0.1 ms per 20, what
 #: a small frame costs it per token (docs/protocol.md, section 8).
 RECORD_ENTRIES_PER_TOKEN = 20
 #: Seconds between two updates of a table that tell only a new count of spectators.
 SPECTATOR_GAP = 10.0
-"""Connections the lobby's rounds visit per second, at most: a round visits every
-connection, so with more than ``VISITS_PER_SECOND * update_interval`` of them (1,000 by
-default) the rounds come further apart than ``update_interval``, in proportion. Their
-cost (an offer and a write per connection) is then bounded per second, whatever the
-number of connections, instead of growing as connections times rounds."""
 
 
 class Lobby:
@@ -511,6 +511,11 @@ class Lobby:
         for table in list(self.tables.values()):
             if table.creator is player:
                 self._table_changed(table)  # a waiting table of an absent creator may go
+
+    def plays(self, player: Player) -> bool:
+        """True if ``player`` has a seat (one it left included) in a game being played."""
+        return any(t.state == "playing" and t.seat_of(player) is not None
+                   for t in self.tables.values())
 
     def holds_seat_or_table(self, player: Player) -> bool:
         """True if ``player`` has a seat at an unfinished table (one it left included),

@@ -15,10 +15,10 @@ from rummyhall.protocol import (
     Error,
     Hello,
     Join,
-    Leave,
     Ok,
     Ping,
     Pong,
+    Start,
     Watch,
     Welcome,
 )
@@ -284,11 +284,12 @@ async def test_an_owner_who_won_its_name_back_owns_it_still(hall: Hall) -> None:
 
 async def test_an_owner_does_not_break_off_the_game_of_the_one_who_took_its_name(
         hall: Hall) -> None:
-    """One who took a name while its owner held nothing, and sits at a table with it,
-    keeps it while it does: the owner's token gets name_taken (a game is never broken
-    off for a name), and wins the name back once that player holds nothing. (A client
-    that said hello under many names and left could otherwise throw players off those
-    names in the middle of their games.)"""
+    """One who took a name while its owner held nothing, and plays a game with it, keeps
+    it while that game is played: the owner's token gets name_taken (a game is never
+    broken off for a name). (A client that said hello under many names and left could
+    otherwise throw players off those names in the middle of their games.) One that only
+    watches a table, or sits at one not started, is no such player: the owner wins its
+    name back from it as from anybody."""
     assert hall.port
     ada = await regular(hall, "ada")
     host, _, table = await seated(hall.port, "host")  # (its seat 0; the taker takes 1)
@@ -297,18 +298,29 @@ async def test_an_owner_does_not_break_off_the_game_of_the_one_who_took_its_name
     await taker.send(Join(table=table, seat=1, id=1))
     while not isinstance(await taker.receive(), Ok):
         pass
+    bea = await regular(hall, "bea")
+    idler, idle = await welcome_of(hall.port, "Bea")  # watches the table, plays nothing
+    assert isinstance(idle, Welcome)
+    await idler.send(Watch(table=table, id=1))
+    while not isinstance(await idler.receive(), Ok):
+        pass
+    await host.send(Start(table=table, id=3))
+    while not (isinstance(got := await host.receive(), Ok) and got.id == 3):
+        pass
     for _ in range(2):
         refused, answer = await welcome_of(hall.port, "ada", ada)
         assert fatal_code(answer) == "name_taken"
-        assert isinstance(answer, Error) and "at a table" in answer.message
+        assert isinstance(answer, Error) and "in a game" in answer.message
         await refused.aclose()
     await taker.send(Ping(id=1))  # the taker's connection was never touched
     while not isinstance(got := await taker.receive(), Pong):
-        assert not isinstance(got, Error), got  # (lobby updates may come first)
-    await taker.send(Leave(table=table, id=2))  # it gives up its seat: in the lobby only
-    while not isinstance(await taker.receive(), Ok):
-        pass
-    await (await owner_wins_it_back(hall, "ada", ada, taker)).aclose()
+        assert not isinstance(got, Error), got  # (lobby updates, the game may come first)
+    back, again = await welcome_of(hall.port, "bea", bea)  # the owner of "bea" is back
+    assert isinstance(again, Welcome) and session_of(again).resumed, again
+    closing = [fatal_code(m) for m in await idler.receive_until_closed()]
+    assert [code for code in closing if code] == ["name_taken"]
+    await back.aclose()
+    await taker.aclose()
     await host.aclose()
 
 
