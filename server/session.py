@@ -470,8 +470,10 @@ class ServerSession:
                                              f"worth {self.bucket.burst} tokens more than "
                                              "the rate brings back")
         shared = self.shared.wait_ms(now, cost)
-        if shared > own:  # (the connections of the address take turns: a fair share's wait)
-            shared *= self.hall.connections_from(self.address)
+        if shared > own:  # (the connections of the address take turns: each other one's
+            # frame is paid first, at the shared rate)
+            others = self.hall.connections_from(self.address) - 1
+            shared += math.ceil(others * cost / self.shared.rate * 1000)
         wait = max(own, shared)
         self._retry_at = now + wait / 1000
         return ErrorMessage(code="rate_limited", fatal=False, id=request_id, retry_ms=wait,
