@@ -624,13 +624,15 @@ class Lobby:
         return count
 
     def _removable(self, table: Table) -> bool:
-        """A closed table; a finished one that no player is at any more; a waiting one
-        nobody sits at whose creator is gone. Spectators keep none of them (one who
-        watched others' tables would keep them, and their creators' places, for ever)."""
+        """A closed table; a finished one that no player is at any more, nor its creator
+        watching; a waiting one nobody sits at whose creator is gone. Other spectators
+        keep none of them (one who watched others' tables would keep them, and their
+        creators' places, for ever)."""
         if table.closed:
             return True
         if table.state == "finished":  # (a restored one waits out its players' grace)
-            return not any(s.present or s.absent_since is not None for s in table.seats)
+            return table.creator not in table.spectators and not any(
+                s.present or s.absent_since is not None for s in table.seats)
         return table.state == "waiting" and not table.creator.connected and not any(
             s.player is not None for s in table.seats)
 

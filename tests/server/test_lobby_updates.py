@@ -257,3 +257,24 @@ async def test_a_spectator_keeps_no_table_whose_players_are_gone(hall: Hall) -> 
         # the maker is gone: nobody sits at the waiting table, no player is at the
         # finished one; both go though the watcher still watches them
         await wait_for(lambda: not {waiting, finished} & set(hall.lobby.tables))
+
+
+async def test_a_creator_watching_its_house_bots_game_keeps_it_when_it_ends(
+        hall: Hall) -> None:
+    """House bots are never "present": a finished game of house bots stays while its
+    creator watches it (it sees the result), and goes when the creator leaves it."""
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        table = await maker.create_table("gin", 2, options={"target_score": 1})
+        await maker.add_bot(table, 0, "simple")
+        await maker.add_bot(table, 1, "simple")
+        await maker.watch(table)
+        await maker.start(table)
+        with trio.fail_after(HANG_GUARD):
+            while (state := maker.tables.get(table)) is None or state.view is None \
+                    or state.view.phase != "game_over":
+                await maker.next_update()
+        await trio.testing.wait_all_tasks_blocked()
+        assert table in hall.lobby.tables  # still there: its creator watches it
+        await maker.leave(table)
+        await wait_for(lambda: table not in hall.lobby.tables)
