@@ -16,6 +16,10 @@ host"):
 - ``reconnect``: 20 new connections a second, each spending its fresh bucket on three
   64 KiB frames of tiny maps.
 - ``chat flood``: 4 connections say 95 lobby chat lines a second each.
+- ``chorus``: 60 connections each say 2 lobby chat lines a second, each within a
+  player's chat rate.
+- ``trickle``: 32 connections each send a 60 KiB frame one byte per segment, a byte
+  every millisecond, each within its rate in frames.
 
 With ``--baseline TREE`` (another checkout of the project) every attack also runs
 against that tree's server, and the two are printed side by side.
@@ -155,13 +159,41 @@ def reconnect(port: int, stop: threading.Event) -> list[threading.Thread]:
     return [threading.Thread(target=churn)]
 
 
+def chorus(port: int, stop: threading.Event) -> list[threading.Thread]:
+    line = frame({"type": "say", "text": "x" * 400, "id": 1})
+    return [threading.Thread(target=paced, args=(port, f"chorus{n}", line, 2, stop))
+            for n in range(60)]
+
+
+def trickle(port: int, stop: threading.Event) -> list[threading.Thread]:
+    def one(n: int) -> None:
+        try:
+            sock = connect(port)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.sendall(hello(f"trickle{n}"))
+        except OSError:
+            return
+        data, i = JUNK_64K, 0
+        while not stop.is_set():
+            try:
+                sock.send(data[i % len(data):i % len(data) + 1])
+            except OSError:
+                break
+            i += 1
+            if i % 64 == 0 and not drain(sock):
+                break
+            time.sleep(0.001)
+        sock.close()
+    return [threading.Thread(target=one, args=(n,)) for n in range(32)]
+
+
 def nothing(port: int, stop: threading.Event) -> list[threading.Thread]:
     return []
 
 
 ATTACKS: dict[str, Callable[[int, threading.Event], list[threading.Thread]]] = {
     "no attack": nothing, "junk flood": junk_flood, "many legal": many_legal,
-    "reconnect": reconnect, "chat flood": chat_flood,
+    "reconnect": reconnect, "chat flood": chat_flood, "chorus": chorus, "trickle": trickle,
 }
 
 
