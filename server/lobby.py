@@ -107,6 +107,8 @@ class Lobby:
         self._dirty: dict[int, Table | None] = {}  # tables to announce (None: removed)
         self._announced: dict[int, float] = {}  # when each table's last update went out
         self._shown: dict[int, TableInfo] = {}  # and what it said
+        #: Changed tables whose update waits (see :meth:`_due`): when it may go.
+        self._held: dict[int, tuple[float, Table]] = {}
         self._info_bytes: dict[int, bytes] = {}  # each table's TableInfo, encoded
         self._dirty_event = trio.Event()
         #: Called with each new table (the journal hooks itself in here, issue 5).
@@ -136,10 +138,16 @@ class Lobby:
         """
         wait = self.settings.update_interval
         while True:
-            await self._dirty_event.wait()
+            with trio.move_on_at(min((due for due, _ in self._held.values()),
+                                     default=math.inf)):
+                await self._dirty_event.wait()
             await trio.sleep(wait)
             self._dirty_event = trio.Event()
             dirty, self._dirty = self._dirty, {}
+            now = trio.current_time()
+            for table_id, (due, table) in list(self._held.items()):
+                if due <= now:
+                    dirty.setdefault(table_id, table)
             dirty = self._due(dirty)
             # encoded once for the whole round, however many tables changed
             messages = {table_id: self._update_of(table_id) for table_id in dirty}
@@ -169,15 +177,16 @@ class Lobby:
         due: dict[int, Table | None] = {}
         for table_id, table in dirty.items():
             info = table.info() if table is not None else None
-            if info is not None:
+            if table is not None and info is not None:
                 shown = self._shown.get(table_id)
                 wait = SPECTATOR_GAP if shown is not None and dataclasses.replace(
                     info, spectators=shown.spectators) == shown else gap
-                if now - self._announced.get(table_id, -math.inf) < wait:
-                    self._dirty[table_id] = table  # (later)
-                    self._dirty_event.set()
+                at = self._announced.get(table_id, -math.inf) + wait
+                if now < at:
+                    self._held[table_id] = (at, table)  # (later: the loop wakes then)
                     continue
             due[table_id] = table
+            self._held.pop(table_id, None)
             if info is None:
                 self._announced.pop(table_id, None)
                 self._shown.pop(table_id, None)
