@@ -280,6 +280,15 @@ class Connection(FrameBuffer):
         size: int = unpack_header(data, pos)[0]
         return size if size <= self._limit and len(data) - pos - 4 >= size else None
 
+    def announced_size(self) -> int | None:
+        """The body size the next frame announces, once its 4-byte length has come
+        (None before; whether all of its body has come or not)."""
+        data, pos = self._data, self._pos
+        if len(data) - pos < 4:
+            return None
+        size: int = unpack_header(data, pos)[0]
+        return size
+
     def take_unread(self, size: int) -> tuple[str | None, int | str | None]:
         """Consume the next frame, whose body of ``size`` bytes is all buffered (what
         :meth:`next_frame_size` said), without reading it: its ``type`` and valid request

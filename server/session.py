@@ -60,6 +60,7 @@ from rummyhall.protocol.limits import MINOR, REPLY_BYTES_PER_TOKEN
 from rummyhall.protocol.proofs import KDF
 from rummyhall.protocol.ratelimit import frame_cost
 
+from .metering import ReadMeter
 from .players import Outbox, Outgoing, Player, Prepared
 from .tls import LingeringTransport
 
@@ -75,10 +76,6 @@ log = logging.getLogger("rummyhall.session")
 _Step = TypeVar("_Step", Hello, Login)  # what the handshake reads, in turn
 
 READ_SIZE = 65_536
-#: A read that brings fewer bytes than this of a frame already under way costs a rate
-#: token: reading costs the server per call, and a frame sent a byte a segment would
-#: otherwise cost it thousands of reads for the one token of its frame.
-SHORT_READ = 256
 REPLY_WAIT = 30.0  # seconds a session waits for a table to handle its request, at most
 LINGER_SECONDS = 1.0  # a closing connection reads (and drops) what comes for this long
 LINGER_BYTES = 1_048_576  # or this much
@@ -132,6 +129,11 @@ class ServerSession:
         #: The bucket all connections of this address share (server/arrivals.py): so a
         #: client that reconnects, or opens many connections, gets no more between them.
         self.shared = hall.address_rates.bucket(address)
+        #: What its reads cost (server/metering.py): the session's own, and TLS's under it.
+        self.meter = ReadMeter(self.conn, (self.bucket, self.shared), self._charge,
+                               self._bytes_came)
+        if isinstance(stream, trio.SSLStream):
+            stream.transport_stream.meter = self.meter
         #: When the last refusal told this connection to try again (None: no refusal
         #: since its last frame taken): a client that waited so long is not charged
         #: for being refused again.
@@ -207,6 +209,7 @@ class ServerSession:
         player, token, resumed = self.hall.admit(hello, self)
         self.player = player
         self.heard_at = trio.current_time()  # (saying hello took part of the handshake)
+        self.frame_started = None  # (the handshake's frames were timed by its own wait)
         session = Session(player=player.id, token=token, resumed=resumed)
         if login is not None:
             greeting: Message = LoggedIn(session=session, id=login.id)
@@ -312,11 +315,11 @@ class ServerSession:
                 await self._refuse(error_message(exc))
                 return None
             if isinstance(event, kind):
+                self.meter.frame_ended()
                 return event
             if event is not NEED_DATA:
                 return None  # closed, or a bye in LOGIN: nothing else can come now
-            data = await self.stream.receive_some(READ_SIZE)
-            self.conn.receive_data(bytes(data))
+            self.conn.receive_data(await self._receive())
 
     async def _reader(self) -> None:
         assert self.player is not None
@@ -342,10 +345,16 @@ class ServerSession:
                     await self.hall.lobby.prompt_again(self.player, exc.table)
                 continue
             if event is NEED_DATA:
-                read_at = await self._read_more(received_at)
-                if read_at is None:
+                if self.conn.buffered and self.frame_started is None:
+                    self.frame_started = received_at  # a frame has begun: it must end
+                # (no timeout here: the hall's watchdog closes a session idle too long, or
+                # one whose frame does not end; the meter prices the reads themselves)
+                try:
+                    data = await self._receive()
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
                     return  # the connection was reset: a lost connection
-                received_at = read_at
+                received_at = trio.current_time()
+                self.conn.receive_data(data)
                 continue
             if event is CLOSED or event is PAUSED:
                 return
@@ -385,46 +394,20 @@ class ServerSession:
         was handled, when the client is nearly always waiting for our reply, so trying
         the read first (as trio's ``receive_some`` does) would mostly cost a call that
         finds nothing, and trio's wrapping of it, for every frame."""
-        if self._tls:
+        if self._tls:  # (the TLS stream's transport meters its reads: LingeringTransport)
             return bytes(await self.stream.receive_some(READ_SIZE))
+        meter = self.meter
+        await meter.before()
         while True:
             await trio.lowlevel.wait_readable(self._socket)
             try:
-                return self._raw.recv(READ_SIZE)
+                data = self._raw.recv(READ_SIZE)
             except BlockingIOError:
                 continue  # (woken for nothing: wait again)
             except OSError as exc:  # reset: a lost connection
                 raise trio.BrokenResourceError from exc
-
-    async def _read_more(self, received_at: float) -> float | None:
-        """Read the client's next bytes into the connection; when they came (None: the
-        connection was reset). A read into a frame already under way waits for the
-        buckets' debt to be paid first, and a short one costs a token."""
-        under_way = self.conn.buffered
-        if under_way:
-            if self.frame_started is None:
-                self.frame_started = received_at  # a frame has begun: it must end
-            await self._out_of_debt()
-        # (no timeout here: the hall's watchdog closes a session idle too long, or one
-        # whose frame does not end)
-        try:
-            data = await self._receive()
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            return None
-        if under_way and len(data) < SHORT_READ:
-            self._charge(1)  # a frame trickled in: each short read of it costs
-        self.conn.receive_data(data)
-        return trio.current_time()
-
-    async def _out_of_debt(self) -> None:
-        """Before reading more of a frame under way, wait until this connection's bucket
-        and its address's hold no debt: a client that trickles its frames a few bytes a
-        segment pays a token a read (:data:`SHORT_READ`), and past its burst it is read
-        at its rate, however fast it sends (the kernel's buffers push back)."""
-        now = trio.current_time()
-        wait = max(self.bucket.wait_ms(now, 0), self.shared.wait_ms(now, 0))
-        if wait:
-            await trio.sleep(wait / 1000)
+            meter.after(len(data))
+            return data
 
     async def _replied(self) -> None:
         """Wait until the table has handled this connection's last request (its reply is
@@ -440,6 +423,13 @@ class ServerSession:
         not bytes), and no frame is under way until more bytes come."""
         self.heard_at = received_at
         self.frame_started = None
+        self.meter.frame_ended()
+
+    def _bytes_came(self) -> None:
+        """The meter read some bytes: a frame has begun, if none was under way (under
+        TLS a record may be part in before the session sees any of it)."""
+        if self.frame_started is None:
+            self.frame_started = trio.current_time()
 
     def _affords(self, cost: int) -> bool:
         """Whether this connection's bucket, and its address's, hold what a frame costs."""

@@ -32,10 +32,14 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
 from rummyhall.protocol.fingerprints import format_fingerprint
+
+if TYPE_CHECKING:
+    from .metering import ReadMeter
 
 log = logging.getLogger("rummyhall.tls")
 
@@ -216,6 +220,9 @@ class LingeringTransport(trio.abc.HalfCloseableStream):
         self.stream = stream
         self.linger = linger
         self.most = most
+        #: Counts the reads (the session's :class:`~.session.ReadMeter`, once it has one):
+        #: under TLS one decrypted chunk may take many reads of the socket.
+        self.meter: ReadMeter | None = None
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await self.stream.send_all(data)
@@ -227,7 +234,13 @@ class LingeringTransport(trio.abc.HalfCloseableStream):
         await self.stream.send_eof()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
-        return await self.stream.receive_some(max_bytes)
+        meter = self.meter
+        if meter is None:
+            return await self.stream.receive_some(max_bytes)
+        await meter.before()
+        data = await self.stream.receive_some(max_bytes)
+        meter.after(len(data))
+        return data
 
     async def aclose(self) -> None:
         with trio.move_on_after(self.linger):

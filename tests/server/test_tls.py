@@ -32,13 +32,15 @@ from rummyhall.client import (
     run_bot,
 )
 from rummyhall.client.trust import KnownServersError, server_key
-from rummyhall.protocol import Error
+from rummyhall.protocol import SERVER, Connection, Error, TokenBucket
 from rummyhall.protocol.beacon import Beacon, decode_beacon, encode_beacon
 from rummyhall.server import Hall, Settings
 from rummyhall.server.arrivals import ArrivalLimiter
+from rummyhall.server.metering import FREE_READS, ReadMeter
 from rummyhall.server.tls import (
     CERT_FILE,
     KEY_FILE,
+    LingeringTransport,
     TLSSetupError,
     certificate_fingerprint,
     load_server_tls,
@@ -493,3 +495,32 @@ async def test_a_connection_reset_before_its_first_byte_costs_nothing(
     async with open_session("127.0.0.1", hall.port, name="ada",
                             tls=ServerTrust(known=known)) as ada:
         await ada.ping()
+
+
+async def test_the_tls_transport_meters_each_read_of_the_socket(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Under TLS one decrypted chunk may take many reads of the socket, which the
+    session never sees: the transport under the TLS stream reports each to the
+    connection's meter. Forty reads of a byte each, past a frame's free reads (4), cost
+    a token each, and past the burst (20) they come at the rate (10 a second): the
+    last fifteen take a second and a half. (Before, any number of them cost nothing.)"""
+    mock_clock.autojump_threshold = 0
+    ours, theirs = trio.socket.socketpair()
+    client, server = trio.SocketStream(ours), trio.SocketStream(theirs)
+    bucket = TokenBucket(rate=10, burst=20)
+    charged: list[int] = []
+
+    def charge(tokens: int) -> None:
+        charged.append(tokens)
+        bucket.charge(tokens)
+
+    transport = LingeringTransport(server, 1.0, 1_000)
+    transport.meter = ReadMeter(Connection(SERVER), (bucket,), charge, lambda: None)
+    began = trio.current_time()
+    for _ in range(40):
+        await client.send_all(b"x")
+        assert await transport.receive_some(65_536) == b"x"
+    assert len(charged) == 40 - FREE_READS
+    assert trio.current_time() - began >= (40 - FREE_READS - 20 - 1) / 10
+    await client.aclose()
+    await server.aclose()
