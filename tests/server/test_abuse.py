@@ -414,6 +414,32 @@ async def test_clients_of_one_address_that_wait_as_told_are_never_closed(
         mock_clock.autojump_threshold = 0
 
 
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=20)])
+async def test_a_refusal_for_the_address_bucket_tells_a_fair_share_wait(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """Four connections of one address spend its shared bucket (4 x 20 tokens, 40 a
+    second); a fifth, whose own bucket is full, is refused with the shared bucket's wait
+    for its frame (25 ms) plus what the shared rate takes to pay a frame of each of the
+    other four (100 ms): 125 ms, not that wait times five."""
+    assert hall.port
+    try:
+        spenders = []
+        for n in range(4):
+            raw, got = await burst_of_pings(hall.port, f"spender{n}", 20)
+            assert all(isinstance(m, Pong) for m in got)
+            spenders.append(raw)
+        fifth = await RawClient.connect(hall.port)
+        await fifth.hello("fifth")
+        await fifth.send(Ping(id=1))
+        refused = await fifth.receive()
+        assert isinstance(refused, Error) and refused.code == "rate_limited"
+        assert not refused.fatal and refused.retry_ms == 25 + 4 * 25
+        for raw in [*spenders, fifth]:
+            await raw.aclose()
+    finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
+        mock_clock.autojump_threshold = 0
+
+
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=50)])
 async def test_reconnecting_does_not_refill_the_bucket(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:

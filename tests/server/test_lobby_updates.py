@@ -278,3 +278,37 @@ async def test_a_creator_watching_its_house_bots_game_keeps_it_when_it_ends(
         assert table in hall.lobby.tables  # still there: its creator watches it
         await maker.leave(table)
         await wait_for(lambda: table not in hall.lobby.tables)
+
+
+@pytest.mark.parametrize("settings", [with_settings(table_update_seconds=1.0)])
+async def test_a_held_update_goes_out_when_its_time_comes_without_another_change(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """A table changed twice within table_update_seconds, then left alone: its second
+    state is held, and the lobby wakes when it may go (nothing else changes to wake
+    it), so every lobby has the table as it is within the second and a half."""
+    mock_clock.autojump_threshold = 0.01
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        table = await maker.create_table("gin", 2)
+        viewer = await RawClient.connect(hall.port)
+        await viewer.hello("viewer")
+        await trio.sleep(2)  # (the creation's own update has gone out)
+        updates: list[tuple[float, TableUpdate]] = []
+
+        async def read() -> None:
+            while True:
+                message = await viewer.receive()
+                if isinstance(message, TableUpdate) and message.info.table == table:
+                    updates.append((trio.current_time(), message))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(read)
+            await maker.add_bot(table, 1)
+            await trio.sleep(0.3)
+            start = trio.current_time()
+            await maker.remove_bot(table, 1)  # the last change: held for the gap
+            await trio.sleep(3)
+            nursery.cancel_scope.cancel()
+        last_at, last = updates[-1]
+        assert last.info.seats[1].kind == "empty" and last_at - start <= 1.5, updates
+        await viewer.aclose()
