@@ -417,24 +417,26 @@ async def test_clients_of_one_address_that_wait_as_told_are_never_closed(
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=20)])
 async def test_a_refusal_for_the_address_bucket_tells_a_fair_share_wait(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
-    """Four connections of one address spend its shared bucket (4 x 20 tokens, 40 a
-    second); a fifth, whose own bucket is full, is refused with the shared bucket's wait
-    for its frame (25 ms) plus what the shared rate takes to pay a frame of each of the
-    other four (100 ms): 125 ms, not that wait times five."""
+    """Five connections of one address, whose shared bucket (4 x 20 tokens, 40 a second)
+    owes 10 tokens for replies already sent: a ping of a connection whose own bucket is
+    full is refused with the shared bucket's wait for it (11 tokens: 275 ms) plus what
+    the shared rate takes to pay a frame of each of the other four (100 ms), 375 ms;
+    not that wait times five (1,375 ms: the debt is paid once, not by each)."""
     assert hall.port
     try:
-        spenders = []
+        others = []
         for n in range(4):
-            raw, got = await burst_of_pings(hall.port, f"spender{n}", 20)
-            assert all(isinstance(m, Pong) for m in got)
-            spenders.append(raw)
+            raw = await RawClient.connect(hall.port)
+            await raw.hello(f"other{n}")
+            others.append(raw)
         fifth = await RawClient.connect(hall.port)
         await fifth.hello("fifth")
+        hall.address_rates.bucket("127.0.0.1").charge(4 * 20 + 10)  # (big replies)
         await fifth.send(Ping(id=1))
         refused = await fifth.receive()
         assert isinstance(refused, Error) and refused.code == "rate_limited"
-        assert not refused.fatal and refused.retry_ms == 25 + 4 * 25
-        for raw in [*spenders, fifth]:
+        assert not refused.fatal and refused.retry_ms == 275 + 4 * 25
+        for raw in [*others, fifth]:
             await raw.aclose()
     finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
         mock_clock.autojump_threshold = 0
