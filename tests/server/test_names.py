@@ -11,10 +11,12 @@ from sessions import session_of
 
 from rummyhall.client import open_session
 from rummyhall.protocol import (
+    AddBot,
     CreateTable,
     Error,
     Hello,
     Join,
+    Leave,
     Ok,
     Ping,
     Pong,
@@ -322,6 +324,43 @@ async def test_an_owner_does_not_break_off_the_game_of_the_one_who_took_its_name
     await back.aclose()
     await taker.aclose()
     await host.aclose()
+
+
+async def test_an_owner_wins_its_name_back_once_the_takers_game_is_over(hall: Hall) -> None:
+    """The taker's game protects its name only while it is played: the taker leaves its
+    seat (a stand-in plays it: still its game), the game ends, and then the owner's
+    token wins the name back, the taker's connection closed with name_taken."""
+    assert hall.port
+    ada = await regular(hall, "ada")
+    taker, welcome = await welcome_of(hall.port, "Ada")
+    assert isinstance(welcome, Welcome)
+
+    async def ask(message: CreateTable | AddBot | Join | Start | Leave | Watch) -> Ok:
+        await taker.send(message)
+        while not (isinstance(got := await taker.receive(), Ok | Error)
+                   and got.id == message.id):
+            pass
+        assert isinstance(got, Ok), got
+        return got
+
+    table = (await ask(CreateTable(game="gin", players=2, options={"target_score": 1},
+                                   id=1))).table
+    assert table is not None
+    await ask(Join(table=table, seat=0, id=2))
+    await ask(AddBot(table=table, seat=1, id=3))
+    await ask(Start(table=table, id=4))
+    await ask(Leave(table=table, id=5))  # a stand-in plays its seat: still its game
+    await ask(Watch(table=table, id=6))  # (someone is at the table: its bots play on)
+    refused, answer = await welcome_of(hall.port, "ada", ada)
+    assert fatal_code(answer) == "name_taken"
+    await refused.aclose()
+    await wait_for(lambda: hall.lobby.tables.get(table) is None
+                   or hall.lobby.tables[table].state == "finished")
+    back, again = await welcome_of(hall.port, "ada", ada)
+    assert isinstance(again, Welcome) and session_of(again).resumed, again
+    closing = [fatal_code(m) for m in await taker.receive_until_closed()]
+    assert [code for code in closing if code] == ["name_taken"]
+    await back.aclose()
 
 
 async def test_a_borrower_owns_the_fresh_name_it_takes_next(hall: Hall) -> None:
