@@ -150,7 +150,11 @@ class Lobby:
                     dirty.setdefault(table_id, table)
             dirty = self._due(dirty)
             # encoded once for the whole round, however many tables changed
-            messages = {table_id: self._update_of(table_id) for table_id in dirty}
+            # (a table's state as _due just read it: not built twice)
+            messages: dict[int, TableUpdate | TableRemoved] = {
+                table_id: TableRemoved(table=table_id) if table is None
+                else TableUpdate(info=self._shown[table_id])
+                for table_id, table in dirty.items()}
             updates = Prepared(*messages.values()) if messages else None
             behind = False
             connected = list(self.players.connected())
