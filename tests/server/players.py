@@ -9,7 +9,7 @@ from hang_guard import HANG_GUARD
 
 from rummyhall.bots import Strategy
 from rummyhall.client import RequestRefused, Session
-from rummyhall.protocol import CLIENT, CLOSED, Connection, CreateTable, Hello, Message, Ok
+from rummyhall.protocol import CLIENT, CLOSED, Connection, CreateTable, Error, Hello, Message, Ok
 
 
 async def play_seat(session: Session, table: int, strategy: Strategy, *,
@@ -76,6 +76,19 @@ class RawClient:
 
     async def send(self, message: Message) -> None:
         await self.stream.send_all(self.conn.send(message))
+
+    async def request(self, message: Message,
+                      pushed: Callable[[Message], object] | None = None) -> Ok | Error:
+        """Send a request; its reply (the pushes before it are skipped, each given to
+        ``pushed`` first when it is given)."""
+        await self.send(message)
+        request_id = getattr(message, "id", None)
+        while True:
+            reply = await self.receive()
+            if isinstance(reply, Ok | Error) and reply.id == request_id:
+                return reply
+            if pushed is not None:
+                pushed(reply)
 
     async def send_bytes(self, data: bytes) -> None:
         await self.stream.send_all(data)

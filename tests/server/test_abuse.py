@@ -589,13 +589,8 @@ async def test_the_players_of_one_address_share_four_times_the_chat_rate(
         mock_clock.autojump_threshold = 0
 
 
-async def test_a_broken_action_costs_the_tables_its_sender_only_watches_nothing(
-        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An action refused before any table reads it (a card that is no card) brings a
-    fresh your_turn from a table where its sender is to move (tests/server/test_play.py),
-    and costs the tables it only watches nothing: a client that loops on a broken action
-    is not multiplied by the tables it watches."""
-    assert hall.port
+def counted_prompts(hall: Hall, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The tables the lobby asks to prompt again from now on, one entry a time."""
     prompted: list[int] = []
     to_table = hall.lobby._to_table
 
@@ -605,33 +600,43 @@ async def test_a_broken_action_costs_the_tables_its_sender_only_watches_nothing(
         return await to_table(table, command)
 
     monkeypatch.setattr(hall.lobby, "_to_table", counting)
-    raw = await RawClient.connect(hall.port)
-    await raw.hello("looper", kind="bot")
-    async def ask(message: CreateTable | AddBot | WatchTable | Start) -> Ok:
-        await raw.send(message)
-        while not (isinstance(got := await raw.receive(), Ok | Error)
-                   and got.id == message.id):
-            pass
-        assert isinstance(got, Ok), got
-        return got
+    return prompted
 
-    for n in range(3):
-        table = (await ask(CreateTable(game="gin", players=2, id=n))).table
-        assert table is not None
-        for seat in range(2):
-            await ask(AddBot(table=table, seat=seat, id=f"bot {seat}"))
-        await ask(WatchTable(table=table, id="watch"))
-        await ask(Start(table=table, id="start"))
-    body = msgpack.packb({"type": "action", "id": "broken", "table": 1, "move": 0,
+
+async def send_broken_actions(raw: RawClient, table: int, count: int) -> None:
+    """``count`` actions for ``table`` with a card that is no card, at once; returns once
+    each was refused (bad_card) and a ping after them answered."""
+    body = msgpack.packb({"type": "action", "id": "broken", "table": table, "move": 0,
                           "action": {"kind": "discard", "card": "Zz"}})
-    await raw.send_bytes((struct.pack(">I", len(body)) + body) * 20)
+    await raw.send_bytes((struct.pack(">I", len(body)) + body) * count)
     refused = 0
-    while refused < 20:
+    while refused < count:
         got = await raw.receive()
         refused += isinstance(got, Error) and got.id == "broken" and got.code == "bad_card"
     await raw.send(Ping(id="after"))
     while not isinstance(await raw.receive(), Pong):
         pass
+
+
+async def test_a_broken_action_costs_the_tables_its_sender_only_watches_nothing(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An action refused before any table reads it (a card that is no card) brings a
+    fresh your_turn from a table where its sender is to move (tests/server/test_play.py),
+    and costs the tables it only watches nothing: a client that loops on a broken action
+    is not multiplied by the tables it watches."""
+    assert hall.port
+    prompted = counted_prompts(hall, monkeypatch)
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("looper", kind="bot")
+    for n in range(3):
+        made = await raw.request(CreateTable(game="gin", players=2, id=n))
+        assert isinstance(made, Ok) and made.table is not None, made
+        for request in (*(AddBot(table=made.table, seat=seat, id=f"bot {seat}")
+                          for seat in range(2)),
+                        WatchTable(table=made.table, id="watch"),
+                        Start(table=made.table, id="start")):
+            assert isinstance(await raw.request(request), Ok)
+    await send_broken_actions(raw, 1, 20)
     assert prompted == []  # (before: a command to each of the three tables, each time)
     await raw.aclose()
 
@@ -644,51 +649,28 @@ async def test_a_broken_action_prompts_again_at_the_table_it_names_only(
     is to move (a hostile-client audit had 30 tables answer each one-token frame with
     30 your_turns)."""
     assert hall.port
-    prompted: list[int] = []
-    to_table = hall.lobby._to_table
-
-    async def counting(table: Table, command: Command) -> bool:
-        if command.message == "prompt":
-            prompted.append(table.id)
-        return await to_table(table, command)
-
-    monkeypatch.setattr(hall.lobby, "_to_table", counting)
+    prompted = counted_prompts(hall, monkeypatch)
     raw = await RawClient.connect(hall.port)
     await raw.hello("looper", kind="bot")
-
-    async def ask(message: CreateTable | AddBot | Join | Start) -> Ok:
-        await raw.send(message)
-        while not (isinstance(got := await raw.receive(), Ok | Error)
-                   and got.id == message.id):
-            if isinstance(got, YourTurn):
-                to_move.add(got.table)
-        assert isinstance(got, Ok), got
-        return got
-
     to_move: set[int] = set()
+
+    def prompt(message: Message) -> None:
+        if isinstance(message, YourTurn):
+            to_move.add(message.table)
+
     tables = []
     for n in range(3):
-        table = (await ask(CreateTable(game="gin", players=2, id=n))).table
-        assert table is not None
-        tables.append(table)
-        await ask(Join(table=table, seat=0, id="join"))
-        await ask(AddBot(table=table, seat=1, id="bot"))
-        await ask(Start(table=table, id="start"))
+        made = await raw.request(CreateTable(game="gin", players=2, id=n))
+        assert isinstance(made, Ok) and made.table is not None, made
+        tables.append(made.table)
+        for request in (Join(table=made.table, seat=0, id="join"),
+                        AddBot(table=made.table, seat=1, id="bot"),
+                        Start(table=made.table, id="start")):
+            assert isinstance(await raw.request(request, prompt), Ok)
     while to_move != set(tables):  # (a house bot moves first at some: then it is ours)
-        if isinstance(got := await raw.receive(), YourTurn):
-            to_move.add(got.table)
-    named = tables[1]
-    body = msgpack.packb({"type": "action", "id": "broken", "table": named, "move": 0,
-                          "action": {"kind": "discard", "card": "Zz"}})
-    await raw.send_bytes((struct.pack(">I", len(body)) + body) * 5)
-    refused = 0
-    while refused < 5:
-        got = await raw.receive()
-        refused += isinstance(got, Error) and got.id == "broken" and got.code == "bad_card"
-    await raw.send(Ping(id="after"))
-    while not isinstance(await raw.receive(), Pong):
-        pass
-    assert prompted == [named] * 5
+        prompt(await raw.receive())
+    await send_broken_actions(raw, tables[1], 5)
+    assert prompted == [tables[1]] * 5
     await raw.aclose()
 
 

@@ -8,10 +8,9 @@ import pytest
 import trio
 import trio.testing
 from fast_settings import with_settings
-from hang_guard import HANG_GUARD
-from players import RawClient, wait_for
+from players import RawClient, play_seat, wait_for
 
-from rummyhall.bots import make_strategy
+from rummyhall.bots import SimpleBot
 from rummyhall.client import Session, open_session
 from rummyhall.protocol import Hello, LobbyUpdates, Ok, Ping, Pong, TableUpdate, Welcome
 from rummyhall.server import Hall, Settings
@@ -146,6 +145,24 @@ async def test_rounds_come_further_apart_with_many_connections(
         assert trio.current_time() - told >= 0.3 - interval
 
 
+async def lobby_viewer(port: int) -> RawClient:
+    """A client in the lobby, once the updates of what came before it have gone out."""
+    viewer = await RawClient.connect(port)
+    await viewer.hello("viewer")
+    await trio.sleep(2)
+    return viewer
+
+
+async def record_updates(viewer: RawClient, table: int,
+                         updates: list[tuple[float, TableUpdate]]) -> None:
+    """Each ``table_update`` of ``table`` that ``viewer`` receives, with when it came
+    (until cancelled)."""
+    while True:
+        message = await viewer.receive()
+        if isinstance(message, TableUpdate) and message.info.table == table:
+            updates.append((trio.current_time(), message))
+
+
 @pytest.mark.parametrize("settings", [with_settings(table_update_seconds=1.0)])
 async def test_a_table_changed_again_and_again_is_announced_once_a_second(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
@@ -156,19 +173,10 @@ async def test_a_table_changed_again_and_again_is_announced_once_a_second(
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="toggler") as toggler:
         table = await toggler.create_table("gin", 2)
-        viewer = await RawClient.connect(hall.port)
-        await viewer.hello("viewer")
-        await trio.sleep(2)  # (the creation's own update has gone out)
-        updates: list[TableUpdate] = []
-
-        async def read() -> None:
-            while True:
-                message = await viewer.receive()
-                if isinstance(message, TableUpdate) and message.info.table == table:
-                    updates.append(message)
-
+        viewer = await lobby_viewer(hall.port)
+        updates: list[tuple[float, TableUpdate]] = []
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(read)
+            nursery.start_soon(record_updates, viewer, table, updates)
             for n in range(20):
                 if n % 2 == 0:
                     await toggler.add_bot(table, 1)
@@ -179,7 +187,7 @@ async def test_a_table_changed_again_and_again_is_announced_once_a_second(
             await trio.sleep(3)
             nursery.cancel_scope.cancel()
         assert 2 <= len(updates) <= 6, len(updates)  # 21 changes over about 3 s
-        assert updates[-1].info.seats[1].kind == "house"
+        assert updates[-1][1].info.seats[1].kind == "house"
         await viewer.aclose()
 
 
@@ -196,19 +204,10 @@ async def test_watching_and_leaving_in_a_loop_is_announced_every_ten_seconds(
     async with open_session("127.0.0.1", hall.port, name="maker") as maker, \
             open_session("127.0.0.1", hall.port, name="toggler") as toggler:
         table = await maker.create_table("gin", 2)
-        viewer = await RawClient.connect(hall.port)
-        await viewer.hello("viewer")
-        await trio.sleep(2)  # (the creation's own update has gone out)
+        viewer = await lobby_viewer(hall.port)
         updates: list[tuple[float, TableUpdate]] = []
-
-        async def read() -> None:
-            while True:
-                message = await viewer.receive()
-                if isinstance(message, TableUpdate) and message.info.table == table:
-                    updates.append((trio.current_time(), message))
-
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(read)
+            nursery.start_soon(record_updates, viewer, table, updates)
             start = trio.current_time()
             for n in range(40):
                 if n % 2 == 0:
@@ -245,14 +244,7 @@ async def test_a_spectator_keeps_no_table_whose_players_are_gone(hall: Hall) -> 
             await watcher.watch(waiting)
             await watcher.watch(finished)
             await maker.start(finished)
-            bot = make_strategy("simple")
-            with trio.fail_after(HANG_GUARD):
-                while (state := maker.tables.get(finished)) is None or state.view is None \
-                        or state.view.phase != "game_over":
-                    if state is not None and state.my_turn and state.view is not None:
-                        await maker.act(finished, bot.choose(state.view, state.legal))
-                    else:
-                        await maker.next_update()
+            await play_seat(maker, finished, SimpleBot())
             assert {waiting, finished} <= set(hall.lobby.tables)
         # the maker is gone: nobody sits at the waiting table, no player is at the
         # finished one; both go though the watcher still watches them
@@ -270,10 +262,7 @@ async def test_a_creator_watching_its_house_bots_game_keeps_it_when_it_ends(
         await maker.add_bot(table, 1, "simple")
         await maker.watch(table)
         await maker.start(table)
-        with trio.fail_after(HANG_GUARD):
-            while (state := maker.tables.get(table)) is None or state.view is None \
-                    or state.view.phase != "game_over":
-                await maker.next_update()
+        await play_seat(maker, table, SimpleBot())  # (it only watches: to the game's end)
         await trio.testing.wait_all_tasks_blocked()
         assert table in hall.lobby.tables  # still there: its creator watches it
         await maker.leave(table)
@@ -290,19 +279,10 @@ async def test_a_held_update_goes_out_when_its_time_comes_without_another_change
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="maker") as maker:
         table = await maker.create_table("gin", 2)
-        viewer = await RawClient.connect(hall.port)
-        await viewer.hello("viewer")
-        await trio.sleep(2)  # (the creation's own update has gone out)
+        viewer = await lobby_viewer(hall.port)
         updates: list[tuple[float, TableUpdate]] = []
-
-        async def read() -> None:
-            while True:
-                message = await viewer.receive()
-                if isinstance(message, TableUpdate) and message.info.table == table:
-                    updates.append((trio.current_time(), message))
-
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(read)
+            nursery.start_soon(record_updates, viewer, table, updates)
             await maker.add_bot(table, 1)
             await trio.sleep(0.3)
             start = trio.current_time()

@@ -297,18 +297,12 @@ async def test_an_owner_does_not_break_off_the_game_of_the_one_who_took_its_name
     host, _, table = await seated(hall.port, "host")  # (its seat 0; the taker takes 1)
     taker, welcome = await welcome_of(hall.port, "Ada")
     assert isinstance(welcome, Welcome)
-    await taker.send(Join(table=table, seat=1, id=1))
-    while not isinstance(await taker.receive(), Ok):
-        pass
+    assert isinstance(await taker.request(Join(table=table, seat=1, id=1)), Ok)
     bea = await regular(hall, "bea")
     idler, idle = await welcome_of(hall.port, "Bea")  # watches the table, plays nothing
     assert isinstance(idle, Welcome)
-    await idler.send(Watch(table=table, id=1))
-    while not isinstance(await idler.receive(), Ok):
-        pass
-    await host.send(Start(table=table, id=3))
-    while not (isinstance(got := await host.receive(), Ok) and got.id == 3):
-        pass
+    assert isinstance(await idler.request(Watch(table=table, id=1)), Ok)
+    assert isinstance(await host.request(Start(table=table, id=3)), Ok)
     for _ in range(2):
         refused, answer = await welcome_of(hall.port, "ada", ada)
         assert fatal_code(answer) == "name_taken"
@@ -335,22 +329,15 @@ async def test_an_owner_wins_its_name_back_once_the_takers_game_is_over(hall: Ha
     taker, welcome = await welcome_of(hall.port, "Ada")
     assert isinstance(welcome, Welcome)
 
-    async def ask(message: CreateTable | AddBot | Join | Start | Leave | Watch) -> Ok:
-        await taker.send(message)
-        while not (isinstance(got := await taker.receive(), Ok | Error)
-                   and got.id == message.id):
-            pass
-        assert isinstance(got, Ok), got
-        return got
-
-    table = (await ask(CreateTable(game="gin", players=2, options={"target_score": 1},
-                                   id=1))).table
-    assert table is not None
-    await ask(Join(table=table, seat=0, id=2))
-    await ask(AddBot(table=table, seat=1, id=3))
-    await ask(Start(table=table, id=4))
-    await ask(Leave(table=table, id=5))  # a stand-in plays its seat: still its game
-    await ask(Watch(table=table, id=6))  # (someone is at the table: its bots play on)
+    made = await taker.request(CreateTable(game="gin", players=2,
+                                           options={"target_score": 1}, id=1))
+    assert isinstance(made, Ok) and made.table is not None, made
+    table = made.table
+    for request in (Join(table=table, seat=0, id=2), AddBot(table=table, seat=1, id=3),
+                    Start(table=table, id=4),
+                    Leave(table=table, id=5),  # a stand-in plays its seat: still its game
+                    Watch(table=table, id=6)):  # (someone is at the table: bots play on)
+        assert isinstance(await taker.request(request), Ok)
     refused, answer = await welcome_of(hall.port, "ada", ada)
     assert fatal_code(answer) == "name_taken"
     await refused.aclose()

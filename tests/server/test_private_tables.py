@@ -280,15 +280,6 @@ async def test_a_whole_game_at_a_private_table_is_hidden_from_the_history(
         await ada.request(GetRecord(number=hidden))
 
 
-async def ask(raw: RawClient, request: Message) -> Ok | Error:
-    """Send a request; its reply (pushes before it are skipped)."""
-    await raw.send(request)
-    while True:
-        reply = await raw.receive()
-        if isinstance(reply, Ok | Error) and reply.id == getattr(request, "id", None):
-            return reply
-
-
 async def test_a_restart_keeps_the_table_private(tmp_path: Path) -> None:
     """ada sits at a table with a password and at an invite-only one; the server stops
     while she is connected (her seats are held) and starts again on its data file."""
@@ -299,13 +290,13 @@ async def test_a_restart_keeps_the_table_private(tmp_path: Path) -> None:
         welcome = await ada.hello("ada")
         assert isinstance(welcome, Welcome)
         lock = await new_lock(CODE, ROUNDS)
-        made = await ask(ada, CreateTable(game="gin", players=2, lock=lock, id=1))
-        invited = await ask(ada, CreateTable(game="gin", players=2, invite=True, id=2))
+        made = await ada.request(CreateTable(game="gin", players=2, lock=lock, id=1))
+        invited = await ada.request(CreateTable(game="gin", players=2, invite=True, id=2))
         assert isinstance(made, Ok) and isinstance(invited, Ok) and invited.invite
         table, other, code = made.table, invited.table, invited.invite
         assert table is not None and other is not None
-        assert isinstance(await ask(ada, Join(table=table, seat=0, id=3)), Ok)
-        assert isinstance(await ask(ada, Join(table=other, seat=0, id=4)), Ok)
+        assert isinstance(await ada.request(Join(table=table, seat=0, id=3)), Ok)
+        assert isinstance(await ada.request(Join(table=other, seat=0, id=4)), Ok)
         hall.stop()  # (ada never says bye: her seats are held)
     await ada.aclose()
     text = b"".join(p.read_bytes() for p in tmp_path.glob("hall.sqlite3*"))
