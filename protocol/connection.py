@@ -274,11 +274,10 @@ class Connection(FrameBuffer):
     def next_frame_size(self) -> int | None:
         """The body size of the next frame when all of it is buffered and within the limit
         (what it will cost to read), else None."""
-        data, pos = self._data, self._pos
-        if len(data) - pos < 4:
+        size = self.announced_size()
+        if size is None or size > self._limit:
             return None
-        size: int = unpack_header(data, pos)[0]
-        return size if size <= self._limit and len(data) - pos - 4 >= size else None
+        return size if len(self._data) - self._pos - 4 >= size else None
 
     def announced_size(self) -> int | None:
         """The body size the next frame announces, once its 4-byte length has come

@@ -105,8 +105,8 @@ class Lobby:
                                 bots=(settings.stand_in, *(s for s in STRATEGIES
                                                            if s != settings.stand_in)))
         self._dirty: dict[int, Table | None] = {}  # tables to announce (None: removed)
-        self._announced: dict[int, float] = {}  # when each table's last update went out
-        self._shown: dict[int, TableInfo] = {}  # and what it said
+        #: When each table's last update went out, and what it said.
+        self._announced: dict[int, tuple[float, TableInfo]] = {}
         #: Changed tables whose update waits (see :meth:`_due`): when it may go.
         self._held: dict[int, tuple[float, Table]] = {}
         self._info_bytes: dict[int, bytes] = {}  # each table's TableInfo, encoded
@@ -148,13 +148,8 @@ class Lobby:
             for table_id, (due, table) in list(self._held.items()):
                 if due <= now:
                     dirty.setdefault(table_id, table)
-            dirty = self._due(dirty)
+            messages = self._due(dirty)
             # encoded once for the whole round, however many tables changed
-            # (a table's state as _due just read it: not built twice)
-            messages: dict[int, TableUpdate | TableRemoved] = {
-                table_id: TableRemoved(table=table_id) if table is None
-                else TableUpdate(info=self._shown[table_id])
-                for table_id, table in dirty.items()}
             updates = Prepared(*messages.values()) if messages else None
             behind = False
             connected = list(self.players.connected())
@@ -168,8 +163,8 @@ class Lobby:
             if behind:
                 self._dirty_event.set()  # another round, for those who missed updates
 
-    def _due(self, dirty: dict[int, Table | None]) -> dict[int, Table | None]:
-        """Of the tables changed, those whose update may go now: one announced less than
+    def _due(self, dirty: dict[int, Table | None]) -> dict[int, TableUpdate | TableRemoved]:
+        """Of the tables changed, the updates that may go now: one announced less than
         ``table_update_seconds`` ago waits for a later round (then tells its latest
         state), so that a client toggling a seat again and again costs every lobby one
         update a second of that table, not ten; one whose only change is its count of
@@ -178,25 +173,24 @@ class Lobby:
         every second); a removal goes at once."""
         gap = self.settings.table_update_seconds
         now = trio.current_time()
-        due: dict[int, Table | None] = {}
+        due: dict[int, TableUpdate | TableRemoved] = {}
         for table_id, table in dirty.items():
-            info = table.info() if table is not None else None
-            if table is not None and info is not None:
-                shown = self._shown.get(table_id)
-                wait = SPECTATOR_GAP if shown is not None and dataclasses.replace(
-                    info, spectators=shown.spectators) == shown else gap
-                at = self._announced.get(table_id, -math.inf) + wait
+            self._held.pop(table_id, None)
+            if table is None:
+                self._announced.pop(table_id, None)
+                due[table_id] = TableRemoved(table=table_id)
+                continue
+            info = table.info()
+            last = self._announced.get(table_id)
+            if last is not None:
+                told_at, told = last
+                at = told_at + (SPECTATOR_GAP if dataclasses.replace(
+                    info, spectators=told.spectators) == told else gap)
                 if now < at:
                     self._held[table_id] = (at, table)  # (later: the loop wakes then)
                     continue
-            due[table_id] = table
-            self._held.pop(table_id, None)
-            if info is None:
-                self._announced.pop(table_id, None)
-                self._shown.pop(table_id, None)
-            else:
-                self._announced[table_id] = now
-                self._shown[table_id] = info
+            self._announced[table_id] = (now, info)
+            due[table_id] = TableUpdate(info=info)
         return due
 
     def round_wait(self, connections: int) -> float:

@@ -48,13 +48,17 @@ class ReadMeter:
         """A whole frame came: the next one starts with its free reads."""
         self.reads = 0
 
-    def _free(self) -> int:
+    def _past_free(self, reads: int) -> bool:
+        """Whether ``reads`` are more than the frame under way may take for nothing (the
+        frame's length is looked at only past :data:`FREE_READS`: every read asks)."""
+        if reads <= FREE_READS:
+            return False
         announced = self._conn.announced_size()
-        return FREE_READS + (announced or 0) // SHORT_READ
+        return reads > FREE_READS + (announced or 0) // SHORT_READ
 
     async def before(self) -> None:
         """Before a read: past the frame's free reads, wait until no bucket is in debt."""
-        if self.reads >= self._free():
+        if self._past_free(self.reads + 1):
             now = trio.current_time()
             wait = max(bucket.wait_ms(now, 0) for bucket in self._buckets)
             if wait:
@@ -65,6 +69,6 @@ class ReadMeter:
         if not size:
             return
         self.reads += 1
-        if self.reads > self._free() and size < SHORT_READ:
+        if size < SHORT_READ and self._past_free(self.reads):
             self._charge(1)
         self._began()
