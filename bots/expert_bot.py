@@ -50,7 +50,7 @@ differences are not drowned in the deals' luck.
   off by default). The same comparison on Chicago's own playouts
   (:class:`~rummyhall.bots.playouts.ChicagoPlayout`): the top discard against the stock,
   and the lowest knock (its showdown on each world) against the strong bot's choice.
-  Measured against the strong bot they gained nothing (docs/bots.md), and they cost the
+  Measured against the strong bot they gained nothing (docs/bot-design.md), and they cost the
   budget at every draw, so the strong bot's rules stand unless a caller names them.
 - **Two-seat Basic Rummy's draw and discard: playouts** (``basic_playouts``, both by
   default). The top discard against the stock, when the top card could meld with the
@@ -60,7 +60,7 @@ differences are not drowned in the deals' luck.
   (:class:`~rummyhall.bots.playouts.BasicPlayout`: the table's melds and layoffs as
   they change, going rummy scored), compared as Gin's draw is. Valued on the true
   cards, the draw's departures gain about a point each and the discard's about
-  nothing, as the sampled feed's did (docs/bots.md); with ``basic_playouts=("draw",)``
+  nothing, as the sampled feed's did (docs/bot-design.md); with ``basic_playouts=("draw",)``
   the discard is the sampled feed's. A playout ends at 0 when the stock runs out; with
   ``basic_rebuild`` (off: valued on the true cards, it gained nothing) it rebuilds the
   stock from the pile the seat sees, as the table does, knowing the rebuilds the seat
@@ -70,12 +70,12 @@ differences are not drowned in the deals' luck.
   playouts (:class:`~rummyhall.bots.playouts.ThirteenPlayout`: the round to its end,
   the other seat's last turn after a seat goes out, each paying its count), the
   viewer's own last turn included. Valued on the true cards both lost points against
-  the strong bot's own draw and discard (docs/bots.md): its draw weighs the race and
+  the strong bot's own draw and discard (docs/bot-design.md): its draw weighs the race and
   the hand's potential, which the playouts' greedy policy does not.
 - The other games' draws, Chicago's knock, Three Thirteen's going out and Basic Rummy's
   melding are the strong bot's rules. So is Basic Rummy's discard from three seats
   (``basic_feed_seats``): there the strong bot holds its melds for one going-out turn,
-  and beside that hold the sampled feed lost (docs/bots.md), so the expert there plays
+  and beside that hold the sampled feed lost (docs/bot-design.md), so the expert there plays
   as the strong bot does.
 
 Time: the budget (``budget_ms``, default 100 ms) counts ``clock``: ``"wall"`` time (a

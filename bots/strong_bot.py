@@ -598,7 +598,7 @@ class StrongTurn:
 
         From ``hold_seats`` seats, when the winner collects, always until this turn can
         empty the hand (with or without the bonus): measured against the simple and the
-        strong bot, holding wins far more games there (docs/bots.md). Not with
+        strong bot, holding wins far more games there (docs/bot-design.md). Not with
         ``one_meld_per_turn`` (a hand of two melds could never go out in one turn) nor
         ``layoff_requires_own_meld`` (a bare hand cannot use the table): both measured
         losses. At two seats when the winner collects, while it holds a meld, whatever

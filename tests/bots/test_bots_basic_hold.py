@@ -1,4 +1,4 @@
-"""The strong bot's hold in Basic Rummy (docs/bots.md, "How the strong bot decides").
+"""The strong bot's hold in Basic Rummy (docs/bot-design.md, "How the strong bot decides").
 
 From three seats, when the hand's winner collects, the strong bot keeps its melds in
 hand until its turn can empty the hand, and then goes out in that one turn (rummy).
@@ -194,7 +194,7 @@ class Watched:
 
 
 def test_from_three_seats_the_expert_discards_as_the_strong_bot() -> None:
-    # Beside the hold the sampled feed of the discard lost (docs/bots.md): the expert's
+    # Beside the hold the sampled feed of the discard lost (docs/bot-design.md): the expert's
     # discards there are the strong bot's, with no world searched.
     worlds: list[int] = []
     for seed in range(3):

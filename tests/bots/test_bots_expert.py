@@ -573,7 +573,7 @@ def test_two_seat_three_thirteens_draws_and_discards_may_be_judged_by_playouts(
     assert seen["draw",]["from_draw, last"] and departures
     assert seen["draw", "discard"]["after_discard"]
     assert not seen["draw", "discard"]["after_discard, last"]
-    assert ExpertParams().thirteen_playouts == ()  # (off by default: docs/bots.md)
+    assert ExpertParams().thirteen_playouts == ()  # (off by default: docs/bot-design.md)
     with pytest.raises(ValueError, match="in Three Thirteen"):
         ExpertParams(thirteen_playouts=("knock",))
 
@@ -611,7 +611,7 @@ def test_basic_rummys_playouts_may_rebuild_the_stock_from_the_pile() -> None:
             late += rebuild and game.exhaustions > 0
             game.apply(action)
     assert late
-    assert not ExpertParams().basic_rebuild  # (off by default: docs/bots.md)
+    assert not ExpertParams().basic_rebuild  # (off by default: docs/bot-design.md)
 
 
 def test_basic_rummys_playouts_know_who_may_still_go_rummy() -> None:
