@@ -91,6 +91,12 @@ TARGETS: dict[str, Target] = {
                                "it_was_asked_with", "tests/persistence/test_history.py"),
                               ("handle", "_reply", "_to_table"),
                               "not restart and not commands and not stays_left"),
+    # what reading costs: a frame's free reads, the token of a short read past them, no
+    # read while a bucket is in debt (plain TCP and TLS)
+    "server/metering.py": Target(("tests/server/test_metering.py", "tests/server/test_abuse.py",
+                                  "tests/server/test_tls.py"),
+                                 select="metering or trickle or segment or meters or "
+                                        "reset_before"),
     "server/ratings.py": Target(("tests/server/test_ratings.py",)),
     "rules/timeout.py": Target(("tests/rules/test_timeout.py",)),
 }
