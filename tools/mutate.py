@@ -69,7 +69,8 @@ TARGETS: dict[str, Target] = {
                                 ("by_token", "new", "restore", "forget")),
     "server/hall.py": Target(("tests/server/test_names.py", "tests/server/test_lobby_updates.py",
                               "tests/server/test_limits.py::test_names_are_unique_and_a_token_"
-                              "replaces_the_old_session"), ("check_name", "admit")),
+                              "replaces_the_old_session",
+                              "tests/persistence/test_names_restart.py"), ("check_name", "admit")),
     # frame size on every read path: the frame buffer, the connection's limits per role
     "protocol/framing.py": Target(PROTOCOL),
     "protocol/connection.py": Target(PROTOCOL, ("__init__", "receive_data", "next_event",

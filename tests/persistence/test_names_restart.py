@@ -56,3 +56,30 @@ async def test_a_borrower_comes_back_from_a_restart_as_a_borrower(tmp_path: Path
                     pass
             assert refused.value.code == "name_taken"
             assert ada.connected and await ada.list_tables() is not None
+
+
+async def test_a_name_given_up_stays_given_up_after_a_restart(tmp_path: Path) -> None:
+    """A player who took another name, with no table saved since, is not the owner of its
+    old one after a restart: the file follows the change of name at once. Otherwise the
+    player who took the old name fresh would be thrown off it."""
+    data = tmp_path / "hall.sqlite3"
+    async with serving(data) as hall:
+        assert hall.port is not None
+        async with open_session(port=hall.port, name="vic") as vic:
+            await vic.create_table("gin", 2)  # (the file keeps vic, as the owner of "vic")
+            vic_token = vic.token
+        await until_holds_nothing(hall, "vic")
+        async with open_session(port=hall.port, name="abe", token=vic_token):
+            pass  # vic is "abe" now (a name that sorts before its old one), "vic" is free
+        async with open_session(port=hall.port, name="vic") as carl:
+            await carl.create_table("gin", 2)  # (the file keeps carl, owner of "vic")
+            carl_token = carl.token
+        await until_holds_nothing(hall, "vic")
+    async with serving(data) as hall:
+        assert hall.port is not None
+        async with open_session(port=hall.port, name="vic", token=carl_token) as carl:
+            with pytest.raises(ServerClosed) as refused:
+                async with open_session(port=hall.port, name="vic", token=vic_token):
+                    pass
+            assert refused.value.code == "name_taken"
+            assert carl.connected and await carl.list_tables() is not None
