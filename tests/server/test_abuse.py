@@ -442,6 +442,76 @@ async def test_a_refusal_for_the_address_bucket_tells_a_fair_share_wait(
         mock_clock.autojump_threshold = 0
 
 
+@pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=2)])
+async def test_a_retry_at_the_told_time_costs_nothing_a_retry_before_it_costs(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """A connection whose own bucket is full, refused because its address's bucket is
+    spent (here by the address's others, played by the test), is told when to retry. A
+    retry at that time, refused again because the others spent the bucket again
+    meanwhile, costs nothing of its allowance of refusals (two, its burst, which the
+    told wait of 50 ms refills by half a refusal); a retry before that time costs one,
+    and two such close the connection."""
+    assert hall.port
+    shared = hall.address_rates.bucket("127.0.0.1")
+    try:
+        raw = await RawClient.connect(hall.port)
+        await raw.hello("patient")
+
+        async def refused_after(wait_ms: float) -> Error:
+            mock_clock.jump(wait_ms / 1000)
+            now = trio.current_time()
+            while shared.affords(now, 1):  # the others take what the wait brought back,
+                shared.take(now, 1)
+            shared.charge(1)  # and one more: a frame misses 1 to 2 tokens, a 50 ms wait
+            await raw.send(Ping(id=1))
+            reply = await raw.receive()
+            assert isinstance(reply, Error) and reply.code == "rate_limited", reply
+            return reply
+
+        first = await refused_after(0)  # the first refusal costs one of the two
+        assert not first.fatal and first.retry_ms and first.retry_ms <= 50
+        told = first.retry_ms
+        for _ in range(4):  # retries at the told time: free, however many
+            again = await refused_after(told)
+            assert not again.fatal, "a retry at the told time was charged"
+            assert again.retry_ms is not None
+            told = again.retry_ms
+        assert not (await refused_after(told - 1)).fatal  # early: one charged...
+        assert (await refused_after(0)).fatal  # ... and a second spends the allowance
+        await raw.aclose()
+    finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
+        mock_clock.autojump_threshold = 0
+
+
+async def test_a_request_refused_unread_is_refused_whatever_its_type_bye_alone_ends(
+        hall: Hall, mock_clock: trio.testing.MockClock) -> None:
+    """Frames refused unread (the address's bucket spent) are answered by type: each is
+    refused with its id and the connection stays, whatever its type sorts before or
+    after "bye"; a bye alone ends the session."""
+    assert hall.port
+    shared = hall.address_rates.bucket("127.0.0.1")
+    try:
+        raw = await RawClient.connect(hall.port)
+        await raw.hello("steady")
+        for n, message in enumerate([AddBot(table=1, seat=1, id=1), Ping(id=2),
+                                     Start(table=1, id=3)], start=1):
+            shared.affords(trio.current_time())  # (refilled to now, then spent)
+            shared.charge(2 * shared.burst)
+            await raw.send(message)
+            reply = await raw.receive()
+            assert isinstance(reply, Error) and reply.code == "rate_limited", reply
+            assert reply.id == n and not reply.fatal
+            mock_clock.jump(reply.retry_ms / 1000 if reply.retry_ms else 0)
+        await raw.send(Ping(id=9))
+        assert await raw.receive() == Pong(id=9)  # (still there)
+        shared.affords(trio.current_time())
+        shared.charge(2 * shared.burst)
+        await raw.send(Bye())
+        assert await raw.receive_until_closed() == []
+    finally:  # (a failure leaves connections open: the hall's shutdown lets time pass)
+        mock_clock.autojump_threshold = 0
+
+
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=50)])
 async def test_reconnecting_does_not_refill_the_bucket(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
