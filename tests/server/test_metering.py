@@ -55,7 +55,7 @@ def test_the_figures_are_the_ones_the_protocol_documents() -> None:
     assert (FREE_READS, SHORT_READ) == (4, 256) == (int(said[1]), int(said[2]))
 
 
-def test_a_frame_with_no_length_yet_has_its_free_reads_then_pays_a_token_a_short_read() -> None:
+def test_a_frame_announcing_nothing_has_its_free_reads_then_a_short_read_costs_a_token() -> None:
     m = Meter()
     m.reads(FREE_READS)
     assert m.charged == []  # the free reads
