@@ -23,6 +23,20 @@ async def until_holds_nothing(hall: Hall, name: str) -> None:
             await trio.sleep(0.01)
 
 
+async def after_a_restart_the_name_stays(data: Path, name: str, *, holder: str,
+                                         asker: str) -> None:
+    """Restart on ``data``: the player of token ``holder`` connects as ``name``, then the
+    player of token ``asker`` asks for it too and is refused; the holder stays."""
+    async with serving(data) as hall:
+        assert hall.port is not None
+        async with open_session(port=hall.port, name=name, token=holder) as kept:
+            with pytest.raises(ServerClosed) as refused:
+                async with open_session(port=hall.port, name=name, token=asker):
+                    pass
+            assert refused.value.code == "name_taken"
+            assert kept.connected and await kept.list_tables() is not None
+
+
 async def test_a_borrower_comes_back_from_a_restart_as_a_borrower(tmp_path: Path) -> None:
     data = tmp_path / "hall.sqlite3"
     async with serving(data) as hall:
@@ -47,15 +61,8 @@ async def test_a_borrower_comes_back_from_a_restart_as_a_borrower(tmp_path: Path
         rows = dict(hall.journal.store.reader.execute(  # type: ignore[union-attr]
             "SELECT id, owns_name FROM players").fetchall())
         assert sorted(rows.values()) == [0, 1]  # vic's loan, ada's name
-    async with serving(data) as hall:
-        assert hall.port is not None
-        async with open_session(port=hall.port, name="ada", token=ada_token) as ada:
-            # the borrower, back with its token, asks for the name its owner is using
-            with pytest.raises(ServerClosed) as refused:
-                async with open_session(port=hall.port, name="ada", token=vic_token):
-                    pass
-            assert refused.value.code == "name_taken"
-            assert ada.connected and await ada.list_tables() is not None
+    # the borrower, back with its token, asks for the name its owner is using
+    await after_a_restart_the_name_stays(data, "ada", holder=ada_token, asker=vic_token)
 
 
 async def test_a_name_given_up_stays_given_up_after_a_restart(tmp_path: Path) -> None:
@@ -75,11 +82,4 @@ async def test_a_name_given_up_stays_given_up_after_a_restart(tmp_path: Path) ->
             await carl.create_table("gin", 2)  # (the file keeps carl, owner of "vic")
             carl_token = carl.token
         await until_holds_nothing(hall, "vic")
-    async with serving(data) as hall:
-        assert hall.port is not None
-        async with open_session(port=hall.port, name="vic", token=carl_token) as carl:
-            with pytest.raises(ServerClosed) as refused:
-                async with open_session(port=hall.port, name="vic", token=vic_token):
-                    pass
-            assert refused.value.code == "name_taken"
-            assert carl.connected and await carl.list_tables() is not None
+    await after_a_restart_the_name_stays(data, "vic", holder=carl_token, asker=vic_token)

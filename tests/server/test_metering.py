@@ -43,6 +43,12 @@ class Meter:
         for _ in range(count):
             self.read(b"\x00" * size)
 
+    async def wait_before_read(self) -> float:
+        """The seconds (the clock's) the meter holds the next read back."""
+        start = trio.current_time()
+        await self.meter.before()
+        return round(trio.current_time() - start, 9)
+
 
 def header(body_size: int) -> bytes:
     return struct.pack(">I", body_size)
@@ -139,9 +145,7 @@ async def test_within_the_free_reads_a_read_never_waits_for_a_debt(
     bucket.charge(20)  # 10 tokens owed: a second's wait
     m = Meter(bucket)
     for _ in range(FREE_READS):
-        start = trio.current_time()
-        await m.meter.before()
-        assert trio.current_time() == start
+        assert await m.wait_before_read() == 0
         m.reads(1)
 
 
@@ -151,17 +155,12 @@ async def test_past_the_free_reads_a_read_waits_out_the_debt_of_either_bucket(
     own, shared = TokenBucket(rate=10, burst=10), TokenBucket(rate=100, burst=10)
     m = Meter(own, shared)
     m.reads(FREE_READS)
-    start = trio.current_time()
-    await m.meter.before()  # no debt: no wait
-    assert trio.current_time() == start
+    assert await m.wait_before_read() == 0  # no debt: no wait
     shared.charge(15)  # 5 tokens owed at 100 a second: 50 ms
-    await m.meter.before()
-    assert trio.current_time() - start == 0.05
-    start = trio.current_time()
-    assert own.affords(start, 10)  # (full again)
+    assert await m.wait_before_read() == 0.05
+    assert own.affords(trio.current_time(), 10)  # (full again)
     own.charge(12)  # 2 tokens owed at 10 a second: 200 ms, the longer wait
-    await m.meter.before()
-    assert abs(trio.current_time() - start - 0.2) < 1e-9
+    assert await m.wait_before_read() == 0.2
 
 
 async def test_the_read_that_would_be_the_first_past_the_free_ones_waits(
@@ -173,12 +172,9 @@ async def test_the_read_that_would_be_the_first_past_the_free_ones_waits(
     m = Meter(bucket)
     m.reads(FREE_READS - 1)
     bucket.charge(11)  # 1 token owed: 100 ms
-    start = trio.current_time()
-    await m.meter.before()  # the fourth read: free
-    assert trio.current_time() == start
+    assert await m.wait_before_read() == 0  # the fourth read: free
     m.reads(1)
-    await m.meter.before()  # the fifth
-    assert abs(trio.current_time() - start - 0.1) < 1e-9
+    assert await m.wait_before_read() == 0.1  # the fifth
 
 
 async def test_a_frame_that_announces_more_waits_only_past_its_own_free_reads(
@@ -191,9 +187,6 @@ async def test_a_frame_that_announces_more_waits_only_past_its_own_free_reads(
     m.read(header(300))
     m.reads(FREE_READS - 1)
     bucket.charge(11)  # 1 token owed: 100 ms
-    start = trio.current_time()
-    await m.meter.before()  # the fifth read: free
-    assert trio.current_time() == start
+    assert await m.wait_before_read() == 0  # the fifth read: free
     m.reads(1)
-    await m.meter.before()  # the sixth
-    assert abs(trio.current_time() - start - 0.1) < 1e-9
+    assert await m.wait_before_read() == 0.1  # the sixth
