@@ -23,8 +23,8 @@ async def until_holds_nothing(hall: Hall, name: str) -> None:
             await trio.sleep(0.01)
 
 
-async def after_a_restart_the_name_stays(data: Path, name: str, *, holder: str,
-                                         asker: str) -> None:
+async def after_a_restart_the_name_stays(data: Path, name: str, *, holder: str | None,
+                                         asker: str | None) -> None:
     """Restart on ``data``: the player of token ``holder`` connects as ``name``, then the
     player of token ``asker`` asks for it too and is refused; the holder stays."""
     async with serving(data) as hall:
