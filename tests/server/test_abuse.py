@@ -730,7 +730,7 @@ async def test_a_broken_action_prompts_again_at_the_table_it_names_only(
 
     tables = []
     for n in range(3):
-        made = await raw.request(CreateTable(game="gin", players=2, id=n))
+        made = await raw.request(CreateTable(game="gin", players=2, id=n), prompt)
         assert isinstance(made, Ok) and made.table is not None, made
         tables.append(made.table)
         for request in (Join(table=made.table, seat=0, id="join"),
@@ -813,7 +813,7 @@ async def test_a_frame_trickled_a_byte_at_a_time_is_closed(
         await trio.testing.wait_all_tasks_blocked()
     # From here the clock runs by itself, so that a failure below ends in the hang guard
     # (or the idle timeout) instead of waiting forever on a clock nobody steps.
-    mock_clock.autojump_threshold = 0.05
+    mock_clock.autojump_threshold = 0.01
     assert trio.current_time() < settings.idle_seconds
     assert not any(s.player and s.player.name == "trickler" for s in hall.sessions)
     got = await trickler.receive_until_closed()

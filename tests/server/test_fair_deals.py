@@ -211,7 +211,7 @@ async def test_a_later_deal_waits_for_no_contribution(
     """The next shuffle is announced as soon as a shuffle is made, so the seats'
     contributions arrive during the hand: with a 2 s window, the next deal still comes
     the moment the hand ends (in mock time), with both seats' contributions in it."""
-    mock_clock.autojump_threshold = 0.05
+    mock_clock.autojump_threshold = 0.01
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada") as ada, \
             open_session("127.0.0.1", hall.port, name="bob") as bob:

@@ -298,7 +298,7 @@ async def test_a_session_reads_on_while_its_table_works_and_replies_keep_their_o
 @pytest.mark.parametrize("settings", [with_settings(handshake_seconds=3, idle_seconds=20)])
 async def test_handshake_and_idle_timeouts(hall: Hall, settings: Settings,
                                            mock_clock: trio.testing.MockClock) -> None:
-    mock_clock.autojump_threshold = 0.05
+    mock_clock.autojump_threshold = 0.01
     assert hall.port
     silent = await RawClient.connect(hall.port)
     assert fatal_codes(await silent.receive_until_closed(timeout=60)) == ["handshake_timeout"]
@@ -486,7 +486,7 @@ async def test_a_resumed_connection_is_of_the_kind_its_hello_says(hall: Hall) ->
                          ids=lambda s: f"idle{s.idle_seconds:g}")
 async def test_the_ping_interval_is_at_most_a_third_of_the_idle_timeout(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
-    mock_clock.autojump_threshold = 0.05
+    mock_clock.autojump_threshold = 0.01
     assert hall.port
     raw = await RawClient.connect(hall.port)
     welcome = await raw.hello("ada")

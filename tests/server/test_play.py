@@ -180,7 +180,7 @@ async def test_chat_at_a_table_and_in_the_lobby(hall: Hall) -> None:
 async def test_a_timeout_plays_the_documented_default(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
     # time jumps whenever everything waits (0.05 s of real time is left for the sockets)
-    mock_clock.autojump_threshold = 0.05
+    mock_clock.autojump_threshold = 0.01
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="ada") as ada:
         table = await gin_table(ada)
@@ -235,7 +235,7 @@ async def test_the_client_reconnects_as_long_as_the_server_holds_its_seat(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
     """After a drop the session tries again for the table's grace period (90 s here),
     longer than its own ``reconnect_seconds``; then it gives up and says so."""
-    mock_clock.autojump_threshold = 0.05
+    mock_clock.autojump_threshold = 0.01
     assert hall.port
     with trio.socket.socket() as probe:  # a port nothing listens on
         await probe.bind(("127.0.0.1", 0))
@@ -368,7 +368,7 @@ async def test_not_your_turn_and_a_new_game_at_the_same_table(hall: Hall) -> Non
 @pytest.mark.parametrize("settings", [with_settings(grace_seconds=30, house_delay=0.2)])
 async def test_an_absent_player_is_replaced_after_the_grace_period(
         hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
-    mock_clock.autojump_threshold = 0.05
+    mock_clock.autojump_threshold = 0.01
     assert hall.port
     port = hall.port
     async with open_session("127.0.0.1", port, name="host") as host:
@@ -605,7 +605,7 @@ async def test_a_resumed_seat_gets_its_snapshot_before_its_turn(
         mock_clock: trio.testing.MockClock) -> None:
     """The table reaches a resumed player's turn before it has taken the new connection
     in (its "connected" waits behind other work): the your_turn waits for the snapshot."""
-    mock_clock.autojump_threshold = 0.05
+    mock_clock.autojump_threshold = 0.01
     assert hall.port
     raw = await RawClient.connect(hall.port)
     welcome = await raw.hello("ada")

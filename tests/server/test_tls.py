@@ -247,7 +247,7 @@ async def test_a_reconnect_loop_past_the_rate_costs_no_handshake(
 
 async def test_a_silent_client_on_a_tls_port_times_out_like_on_a_plain_one(
         hall: Hall, mock_clock: trio.testing.MockClock) -> None:
-    mock_clock.autojump_threshold = 0.05
+    mock_clock.autojump_threshold = 0.01
     assert hall.port
     silent = await RawClient.connect(hall.port)
     codes = [m.code for m in await silent.receive_until_closed(timeout=60)
