@@ -226,9 +226,10 @@ async def test_the_tables_are_listed_a_page_at_a_time(hall: Hall) -> None:
 
 @pytest.mark.parametrize("settings", [with_settings(messages_per_second=10, burst=20)])
 async def test_a_big_reply_costs_more_of_the_rate_and_a_refusal_says_how_long_to_wait(
-        hall: Hall, settings: Settings) -> None:
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
     """Each page of a full lobby costs a token per 4 KiB: far fewer pages than pings fit
     in a burst; each request over the rate gets one rate_limited reply with the wait."""
+    mock_clock.autojump_threshold = 0.01  # (the library's waits as told: mock seconds)
     assert hall.port
     async with open_session("127.0.0.1", hall.port, name="maker") as maker:
         for _ in range(64):
@@ -582,11 +583,13 @@ async def test_a_resync_costs_the_rate_what_its_events_weigh(hall: Hall) -> None
 
 
 @pytest.mark.parametrize("settings", [with_settings(chat_per_second=1, chat_burst=3)])
-async def test_chat_has_its_own_rate_for_it_reaches_every_listener(hall: Hall) -> None:
+async def test_chat_has_its_own_rate_for_it_reaches_every_listener(
+        hall: Hall, mock_clock: trio.testing.MockClock) -> None:
     """A line of lobby chat goes to every connection: a player may say chat_burst lines at
     once, then chat_per_second; the lines past it are refused (rate_limited, with the
     wait) and reach nobody; the chatter stays connected, and the client library waits as
     told and gets its lines said."""
+    mock_clock.autojump_threshold = 0.01  # (the library's waits as told: mock seconds)
     assert hall.port
     listener = await RawClient.connect(hall.port)
     await listener.hello("listener")
