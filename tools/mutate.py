@@ -187,7 +187,7 @@ def main() -> int:
         copy_repository(repo)
         link_tree(repo, site)
         env = {**os.environ, "PYTHONPATH": f"{site}:{repo / 'tests'}",
-               "RUMMYHALL_HANG_GUARD": str(HANG_GUARD)}
+               "TESTS_HANG_GUARD": str(HANG_GUARD)}
         summary = [run_target(repo, env, module, target) for module, target in chosen.items()]
     print("\n".join(summary))
     return 0
