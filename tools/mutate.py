@@ -61,7 +61,8 @@ PROTOCOL = ("tests/protocol/test_protocol_framing.py", "tests/protocol/test_prot
             "tests/protocol/test_protocol_edges.py",
             "tests/protocol/test_protocol_connection.py")
 
-#: module -> what the pass does with it; the guards of docs/testing.md first
+#: module -> what the pass does with it; the guards of docs/testing.md first. A module may
+#: come twice, its name followed by a word for each target (``"server/lobby.py chat"``).
 TARGETS: dict[str, Target] = {
     # token on resume: the digest kept, the constant-time compare, the registry's lookup
     "server/tokens.py": Target(("tests/server/test_secrets.py", "tests/server/test_names.py")),
@@ -92,6 +93,18 @@ TARGETS: dict[str, Target] = {
                                "it_was_asked_with", "tests/persistence/test_history.py"),
                               ("handle", "_reply", "_to_table"),
                               "not restart and not commands and not stays_left"),
+    # what the lobby holds back: an update of a table changed again and again, a table
+    # only watched, the chat rate of a player and of its address, a fresh your_turn
+    "server/lobby.py updates": Target(
+        ("tests/server/test_lobby_updates.py", "tests/server/test_abuse.py",
+         "tests/server/test_play.py", "tests/server/test_admin.py",
+         "tests/server/test_unattended.py"), ("_due", "_removable", "_say", "prompt_again"),
+        "lobby_updates or unattended or chat or broken or refused_unread or bad_frame_that "
+        "or muted or spectator or creator or held or again_and_again or watching_and"),
+    # a page of a game's record: read by the journal's key, refused before any of it
+    "server/store.py": Target(("tests/persistence/test_history.py",
+                               "tests/server/test_private_tables.py",
+                               "tests/persistence/test_queries.py"), ("record_part",)),
     # what reading costs: a frame's free reads, the token of a short read past them, no
     # read while a bucket is in debt (plain TCP and TLS)
     "server/metering.py": Target(("tests/server/test_metering.py", "tests/server/test_abuse.py",
@@ -150,8 +163,9 @@ def config_text(module: str, target: Target, lines: list[str], timeout: float) -
     return text
 
 
-def run_target(repo: Path, env: dict[str, str], module: str, target: Target) -> str:
-    name = Path(module).stem
+def run_target(repo: Path, env: dict[str, str], key: str, target: Target) -> str:
+    module, _, label = key.partition(" ")
+    name = "-".join(filter(None, (Path(module).stem, label)))
     config, session = repo / f"cr-{name}.toml", repo / f"cr-{name}.sqlite"
     lines = function_lines(repo / module, target.functions) if target.functions else []
     config.write_text(config_text(module, target, lines, timeout=MUTANT_TIMEOUT))
@@ -170,7 +184,7 @@ def run_target(repo: Path, env: dict[str, str], module: str, target: Target) -> 
                           check=True, capture_output=True, text=True).stdout.strip()
     total = report.stdout.strip().splitlines()[-1] if report.stdout.strip() else ""
     where = f" ({', '.join(target.functions)})" if target.functions else ""
-    return f"{module}{where}: {rate}% of the mutants survived; {total}"
+    return f"{key}{where}: {rate}% of the mutants survived; {total}"
 
 
 def main() -> int:
@@ -180,15 +194,15 @@ def main() -> int:
     if shutil.which("cosmic-ray", path=str(BIN)) is None:
         print("cosmic-ray is not installed: pip install -e '.[mutation]'", file=sys.stderr)
         return 2
-    chosen = {m: t for m, t in TARGETS.items()
-              if not args.only or any(o in m for o in args.only)}
+    chosen = {k: t for k, t in TARGETS.items()
+              if not args.only or any(o in k for o in args.only)}
     with tempfile.TemporaryDirectory(prefix="rummyhall-mutate-") as tmp:
         repo, site = Path(tmp) / "repo", Path(tmp) / "site"
         copy_repository(repo)
         link_tree(repo, site)
         env = {**os.environ, "PYTHONPATH": f"{site}:{repo / 'tests'}",
                "TESTS_HANG_GUARD": str(HANG_GUARD)}
-        summary = [run_target(repo, env, module, target) for module, target in chosen.items()]
+        summary = [run_target(repo, env, key, target) for key, target in chosen.items()]
     print("\n".join(summary))
     return 0
 

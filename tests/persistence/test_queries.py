@@ -120,6 +120,37 @@ def test_no_history_query_scans_or_sorts(store: Store) -> None:
             assert not step.startswith("SCAN") or "USING" in step, (query, plan)
 
 
+def test_a_record_page_is_its_games_actions_from_start_and_counts_them_all(
+        tmp_path: Path) -> None:
+    """``record_part``: at most ``count`` of a finished game's actions from ``start``, and
+    the number of its actions in all (``actions_total``: whether another page follows),
+    for an odd number of actions, an even one and none, and every page that fits them;
+    nothing of a game still played."""
+    path = version_2_file(tmp_path / "hall.sqlite3", 10)  # (game 10 is still played)
+    Store.open(str(path)).close()  # migrated
+    actions = {1: 3, 2: 4, 3: 0, 10: 2}
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        for game, count in actions.items():
+            conn.executemany("INSERT INTO journal (game, n, action) VALUES (?, ?, ?)",
+                             [(game, n, json.dumps({"kind": "draw_stock", "seat": n % 2,
+                                                    "n": n})) for n in range(count)])
+        conn.commit()
+    s = Store.open_for_reading(str(path))
+    try:
+        for game in (1, 2, 3):
+            whole = s.journal(game)
+            assert [a["n"] for a in whole] == list(range(actions[game]))
+            for start in range(actions[game] + 1):
+                for count in range(1, actions[game] + 2):
+                    page = s.record_part(game, start, count)
+                    assert page is not None and page["id"] == game
+                    assert page["actions"] == whole[start:start + count]
+                    assert page["actions_total"] == actions[game]
+        assert s.record_part(10, 0, 5) is None
+    finally:
+        s.close()
+
+
 def test_the_migration_rates_every_finished_game_again_by_player(store: Store) -> None:
     expected: dict[str, tuple[Rating, int]] = {}
     for n in range(1, 701):
