@@ -560,7 +560,7 @@ class Lobby:
         sends broken actions in a loop must cost one table a command each, not every
         table where house bots wait on it.)"""
         table = self.tables.get(table_id) if table_id is not None else None
-        if table is None or table_id not in player.tables:
+        if table is None:
             return
         seat, game = table.sits(player), table.game
         if seat is not None and game is not None and game.to_move == seat.index:

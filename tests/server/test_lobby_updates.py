@@ -12,7 +12,16 @@ from players import RawClient, play_seat, wait_for
 
 from rummyhall.bots import SimpleBot
 from rummyhall.client import Session, open_session
-from rummyhall.protocol import Hello, LobbyUpdates, Ok, Ping, Pong, TableUpdate, Welcome
+from rummyhall.protocol import (
+    Hello,
+    LobbyUpdates,
+    Ok,
+    Ping,
+    Pong,
+    TableRemoved,
+    TableUpdate,
+    Welcome,
+)
 from rummyhall.server import Hall, Settings
 from rummyhall.server import lobby as lobby_module
 from rummyhall.server.session import FEATURES
@@ -291,4 +300,55 @@ async def test_a_held_update_goes_out_when_its_time_comes_without_another_change
             nursery.cancel_scope.cancel()
         last_at, last = updates[-1]
         assert last.info.seats[1].kind == "empty" and last_at - start <= 1.5, updates
+        await viewer.aclose()
+
+
+@pytest.mark.parametrize("settings", [with_settings(table_update_seconds=1.0)])
+async def test_a_held_or_removed_table_holds_back_no_other_tables_update(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """A round of the lobby's updates that holds one table's update back (changed again
+    within table_update_seconds), or tells of a table removed, still tells the other
+    tables that changed in it: first a held table then another, then a removed table
+    then another, each pair changed in one round."""
+    mock_clock.autojump_threshold = 0.01
+    assert hall.port
+    async with open_session("127.0.0.1", hall.port, name="maker") as maker:
+        held = await maker.create_table("gin", 2)
+        other = await maker.create_table("gin", 2)
+        gone = await maker.create_table("gin", 2, options={"target_score": 1})
+        await maker.add_bot(gone, 0, "simple")
+        await maker.add_bot(gone, 1, "simple")
+        await maker.watch(gone)
+        await maker.start(gone)
+        await play_seat(maker, gone, SimpleBot())  # (it watches the house bots' game end)
+        viewer = await lobby_viewer(hall.port)  # (every table told, two seconds ago)
+        told: list[tuple[float, TableUpdate | TableRemoved]] = []
+
+        async def record() -> None:
+            while True:
+                message = await viewer.receive()
+                if isinstance(message, TableUpdate | TableRemoved):
+                    told.append((trio.current_time(), message))
+
+        def seat_told(table: int, kind: str, since: float) -> float:
+            return min(at for at, m in told if at >= since and isinstance(m, TableUpdate)
+                       and m.info.table == table and m.info.seats[1].kind == kind)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(record)
+            await maker.add_bot(held, 1)
+            await trio.sleep(0.3)
+            changed = trio.current_time()
+            await maker.remove_bot(held, 1)  # (told 0.3 s ago: held)
+            await maker.add_bot(other, 1)
+            await trio.sleep(2)
+            assert seat_told(other, "house", changed) - changed < 0.5, told
+            assert seat_told(held, "empty", changed) - changed < 1.5, told
+            removed = trio.current_time()
+            await maker.leave(gone)  # (its game over, its creator gone from it: removed)
+            await maker.remove_bot(other, 1)
+            await trio.sleep(2)
+            assert [at for at, m in told if isinstance(m, TableRemoved) and m.table == gone]
+            assert seat_told(other, "empty", removed) - removed < 0.5, told
+            nursery.cancel_scope.cancel()
         await viewer.aclose()
