@@ -48,6 +48,7 @@ from rummyhall.protocol import Error as ErrorMessage
 from .bans import Ban, BanError, BanList, normal_address, peer_form
 from .credential import credential_path, load_or_create
 from .journal import JournalError
+from .names import name_key
 from .players import Player
 from .session import fatal
 
@@ -93,6 +94,10 @@ class Admin:
     def __init__(self, hall: Hall) -> None:
         self.hall = hall
         self.bans = BanList()
+        #: The names muted (case-blind key -> until, the server's clock): a muted player
+        #: that comes back under its name without its token, a new player to the server,
+        #: is muted all the same (a mute is the player's and its name's, as a ban is).
+        self.mutes: dict[str, float] = {}
         self.credential: str | None = None
         self.credential_file: str | None = None
         self.journal: Journal | None = None
@@ -318,8 +323,20 @@ class Admin:
     async def _mute(self, session: ServerSession, msg: AdminMute) -> Ok:
         player = self._named(msg.name)
         await self._record(session, "mute", player.name, {"seconds": msg.seconds})
-        player.muted_until = trio.current_time() + msg.seconds if msg.seconds else 0.0
+        now = trio.current_time()
+        player.muted_until = now + msg.seconds if msg.seconds else 0.0
+        for key in [k for k, until in self.mutes.items() if until <= now]:
+            del self.mutes[key]  # (ended: the list holds the mutes in force alone)
+        key = name_key(player.name)
+        if msg.seconds:
+            self.mutes[key] = player.muted_until
+        else:
+            self.mutes.pop(key, None)
         return Ok(id=msg.id)
+
+    def muted_until(self, name: str) -> float:
+        """Until when the name ``name`` is muted (the server's clock; 0: it is not)."""
+        return self.mutes.get(name_key(name), 0.0)
 
     async def _record(self, session: ServerSession, action: str, target: str,
                       details: dict[str, Any], **changes: Any) -> None:

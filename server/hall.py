@@ -148,6 +148,7 @@ class Hall:
         player.lobby_updates = True  # a setting of the connection, not of the player
         player.missed_updates.clear()
         player.nonce, player.address = session.nonce, session.address
+        player.muted_until = max(player.muted_until, self.admin.muted_until(player.name))
         log.info("%s: %s %r (%s) player %s", session.address,
                  "resumed" if resumed else "hello", hello.name, hello.kind, player.id)
         return player, token, resumed

@@ -749,12 +749,12 @@ async def test_a_broken_action_prompts_again_at_the_table_it_names_only(
     await raw.aclose()
 
 
+@pytest.mark.parametrize("seat", [0, 1])
 async def test_a_broken_action_from_a_seat_not_to_move_prompts_nobody(
-        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+        hall: Hall, monkeypatch: pytest.MonkeyPatch, seat: int) -> None:
     """A broken action for a table where its sender sits, but another seat is to move,
     asks that table for nothing: there is no your_turn of the sender's to send again
-    (here the sender is seat 0 and seat 1 to move, the order a careless comparison of
-    seats would take for the sender's turn)."""
+    (the sender before the seat to move, and after it)."""
     assert hall.port
     prompted = counted_prompts(hall, monkeypatch)
     raw = await RawClient.connect(hall.port)
@@ -762,17 +762,18 @@ async def test_a_broken_action_from_a_seat_not_to_move_prompts_nobody(
     made = await raw.request(CreateTable(game="gin", players=2, id="make"))
     assert isinstance(made, Ok) and made.table is not None, made
     table = made.table
-    assert isinstance(await raw.request(Join(table=table, seat=0, id="join")), Ok)
+    assert isinstance(await raw.request(Join(table=table, seat=seat, id="join")), Ok)
     async with open_session("127.0.0.1", hall.port, name="thinker") as thinker:
-        await thinker.join(table, 1)
+        await thinker.join(table, 1 - seat)
         assert isinstance(await raw.request(Start(table=table, id="start")), Ok)
-        while True:  # (the looper passes if it moves first: then seat 1 is to move)
+        while True:  # (the looper passes if it moves first: then the thinker is to move)
             message = await raw.receive()
             if isinstance(message, YourTurn) and message.table == table:
                 assert any(a["kind"] == "pass" for a in message.legal), message
                 await raw.send(ActionMessage(table=table, move=message.move,
                                              action={"kind": "pass"}, id="pass"))
-            elif isinstance(message, Turn) and message.table == table and message.seat == 1:
+            elif isinstance(message, Turn) and message.table == table and \
+                    message.seat != seat:
                 break
         await send_broken_actions(raw, table, 3)
         assert prompted == []

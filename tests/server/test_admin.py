@@ -388,17 +388,39 @@ async def test_closing_a_table_tells_its_players(tmp_path: Path) -> None:
 
 async def test_a_muted_player_cannot_chat_until_the_mute_ends_and_notices_reach_all(
         tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """A mute holds to its last moment, and holds the name as well as the player: one
+    that comes back under that name without its token (a new player to the server) is
+    muted still, until the mute ends or the host lifts it."""
     settings = _settings(tmp_path)
     async with serving(settings) as hall:
         bob = await Client.join(hall, "bob")
         ada = await Client.join(hall, "ada")
         admin = await admin_of(hall, settings)
+
+        async def bob_again(name: str) -> Client:
+            """Bob closes, and says hello under ``name`` without its token."""
+            await bob.aclose()
+            await trio.testing.wait_all_tasks_blocked()  # (the server saw it close)
+            holder = hall.lobby.players.holder("bob")
+            assert holder is not None and not holder.connected
+            again = await Client.join(hall, name)
+            assert not session_of(again.welcome).resumed
+            return again
+
         assert await admin.ask(AdminMute(name="bob", seconds=60, id=1)) == Ok(id=1)
         reply = await bob.ask(Say(text="spam", id=2))
         assert refused(reply, "muted") and "60 more" in reply.message  # type: ignore[attr-defined]
-        mock_clock.jump(61)  # (less than the idle timeout)
-        assert await bob.ask(Say(text="sorry", id=3)) == Ok(id=3)
-        assert await admin.ask(AdminNotice(text="last round", id=4)) == Ok(id=4)
+        bob = await bob_again("Bob")
+        mock_clock.jump(59.5)  # (the idle timeout is longer)
+        reply = await bob.ask(Say(text="again", id=3))
+        assert refused(reply, "muted") and "1 more" in reply.message  # type: ignore[attr-defined]
+        mock_clock.jump(1)
+        assert await bob.ask(Say(text="sorry", id=4)) == Ok(id=4)
+        assert await admin.ask(AdminMute(name="bob", seconds=600, id=5)) == Ok(id=5)
+        assert await admin.ask(AdminMute(name="bob", seconds=0, id=6)) == Ok(id=6)
+        bob = await bob_again("bob")
+        assert await bob.ask(Say(text="lifted", id=7)) == Ok(id=7)
+        assert await admin.ask(AdminNotice(text="last round", id=8)) == Ok(id=8)
         for client in (ada, bob):
             assert await client.until(Notice) == Notice(text="last round")
         mock_clock.autojump_threshold = 0.01  # (the shutdown's waits)
