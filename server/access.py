@@ -10,6 +10,13 @@ guess clears its record, and a quiet spell forgets it. Its memory is bounded: it
 the addresses seen last, at most ``capacity`` of them (an LRU map). An attempt that comes
 before its address's delay is over is refused without being checked, and it does not
 count: a client that waits as told is never punished further.
+
+Its records may be kept per address and something else (a table code's, per address and
+table), each key in a *group* (its address): a group holds at most ``per_group``
+records. A group that has them all waits, before a guess at a key it has no record of,
+until its oldest record is forgotten. Were a record only dropped as the least recently
+seen, an address could drop its own record of a table, and its waits there, by guessing
+at thousands of tables of its own.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ FORGET_AFTER = 900.0
 """An address with no wrong guess for this long starts afresh."""
 CAPACITY = 4096
 """Addresses a limiter remembers at once (the least recently seen go first)."""
+CODES_PER_ADDRESS = 16
+"""Private tables at which one address may have wrong codes on record at once."""
 SALT_BYTES = 16
 INVITE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud, typed
 INVITE_GROUPS = 3
@@ -61,6 +70,7 @@ def new_invite() -> str:
 class _Record:
     failures: int
     last: float
+    group: str | None = None
 
 
 class AttemptLimiter:
@@ -73,17 +83,30 @@ class AttemptLimiter:
     (1.0, 2.0)
     >>> limiter.wait("10.0.0.9", 2.5), limiter.wait("10.0.0.8", 2.5)
     (0.5, 0.0)
+
+    Keys in groups of at most two records (a group full: a new key waits for the oldest
+    record to be forgotten, here 900 s after it was made):
+
+    >>> codes = AttemptLimiter(per_group=2)
+    >>> for table in ("1", "2"):
+    ...     _ = codes.failed(f"10.0.0.9 {table}", 0.0, group="10.0.0.9")
+    >>> codes.wait("10.0.0.9 3", 10.0, group="10.0.0.9"), codes.wait("10.0.0.8 3", 10.0,
+    ...                                                              group="10.0.0.8")
+    (890.0, 0.0)
     """
 
     def __init__(self, *, free: int = FREE_FAILURES, first: float = FIRST_DELAY,
                  cap: float = MAX_DELAY, forget_after: float = FORGET_AFTER,
-                 capacity: int = CAPACITY) -> None:
-        if capacity < 1 or free < 0 or first <= 0 or cap < first:
-            raise ValueError("capacity >= 1, free >= 0, 0 < first <= cap")
+                 capacity: int = CAPACITY, per_group: int | None = None) -> None:
+        if capacity < 1 or free < 0 or first <= 0 or cap < first or (
+                per_group is not None and per_group < 1):
+            raise ValueError("capacity >= 1, free >= 0, 0 < first <= cap, per_group >= 1")
         self.free, self.first, self.cap = free, first, cap
         self.forget_after = forget_after
         self.capacity = capacity
+        self.per_group = per_group
         self._records: OrderedDict[str, _Record] = OrderedDict()
+        self._groups: dict[str, set[str]] = {}  # a group's keys on record
 
     def __len__(self) -> int:
         return len(self._records)
@@ -97,33 +120,60 @@ class AttemptLimiter:
     def _record(self, key: str, now: float) -> _Record | None:
         record = self._records.get(key)
         if record is not None and now - record.last >= self.forget_after:
-            del self._records[key]
+            self._drop(key)
             return None
         return record
 
-    def wait(self, key: str, now: float) -> float:
-        """Seconds until a guess from ``key`` is checked (0.0: now)."""
+    def _drop(self, key: str) -> None:
+        record = self._records.pop(key, None)
+        if record is not None and record.group is not None:
+            keys = self._groups[record.group]
+            keys.discard(key)
+            if not keys:
+                del self._groups[record.group]
+
+    def _group_wait(self, group: str | None, now: float) -> float:
+        """Seconds until ``group`` may have one record more (0.0: it may now)."""
+        if group is None or self.per_group is None:
+            return 0.0
+        for key in list(self._groups.get(group, ())):
+            self._record(key, now)  # (forgets those past forget_after)
+        keys = self._groups.get(group, ())
+        if len(keys) < self.per_group:
+            return 0.0
+        return min(self._records[k].last for k in keys) + self.forget_after - now
+
+    def wait(self, key: str, now: float, *, group: str | None = None) -> float:
+        """Seconds until a guess from ``key`` (of ``group``) is checked (0.0: now)."""
         record = self._record(key, now)
         if record is None:
-            return 0.0
+            return self._group_wait(group, now)
         return max(0.0, record.last + self.delay(record.failures) - now)
 
-    def failed(self, key: str, now: float) -> float:
-        """Count a wrong guess from ``key``; the wait it must now keep."""
+    def failed(self, key: str, now: float, *, group: str | None = None) -> float:
+        """Count a wrong guess from ``key`` (of ``group``: one :meth:`wait` let through);
+        the wait it must now keep."""
         record = self._record(key, now)
         if record is None:
-            record = self._records[key] = _Record(0, now)
+            record = self._records[key] = _Record(0, now, group)
+            if group is not None:
+                self._groups.setdefault(group, set()).add(key)
             while len(self._records) > self.capacity:
-                self._records.popitem(last=False)
+                self._drop(next(iter(self._records)))
         else:
             self._records.move_to_end(key)
         record.failures += 1
         record.last = now
         return self.delay(record.failures)
 
+    def failures(self, key: str) -> int:
+        """The wrong guesses on record of ``key`` (0: none, or forgotten)."""
+        record = self._records.get(key)
+        return 0 if record is None else record.failures
+
     def succeeded(self, key: str) -> None:
         """A right guess from ``key``: its record goes."""
-        self._records.pop(key, None)
+        self._drop(key)
 
 
 # ------------------------------------------------------------------ the hall's password

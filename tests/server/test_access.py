@@ -187,11 +187,51 @@ def test_a_busy_attacker_keeps_its_record_while_others_come_and_go() -> None:
     assert "attacker" in limiter._records
 
 
+def test_an_address_cannot_drop_its_own_record_by_guessing_elsewhere() -> None:
+    """Records in groups (a table code's: per address and table, its group the address):
+    an address that guesses at more tables than a group holds waits, at a table it has
+    no record of, until its oldest record is forgotten, and its record of the table it
+    waits at stays. (Before, 4,216 tables of its own dropped that record, the least
+    recently seen, and its waits with it: three guesses free again.)"""
+    limiter = AttemptLimiter(per_group=4, capacity=8, forget_after=900.0)
+    for t in range(FREE_FAILURES + 1):
+        limiter.failed("eve 1", float(t), group="eve")
+    assert limiter.wait("eve 1", 3.5, group="eve") == 0.5
+    for table in range(2, 5):  # its group full: four tables on record
+        assert limiter.wait(f"eve {table}", 5.0, group="eve") == 0.0
+        limiter.failed(f"eve {table}", 5.0, group="eve")
+    assert limiter.wait("eve 5", 6.0, group="eve") == 3.0 + 900.0 - 6.0  # table 1's last
+    assert limiter.wait("ada 5", 6.0, group="ada") == 0.0  # another address: its own
+    assert limiter.wait("eve 1", 6.0, group="eve") == 0.0  # (its own tables wait as ever)
+    limiter.succeeded("eve 2")  # a right code: that record goes, and makes room
+    assert limiter.wait("eve 5", 6.0, group="eve") == 0.0
+    assert limiter.failures("eve 1") == FREE_FAILURES + 1
+    assert limiter.wait("eve 6", 5.0 + 900.0, group="eve") == 0.0  # all forgotten by then
+    assert limiter.failures("eve 1") == 0 and len(limiter) == 0
+
+
+def test_a_full_limiter_makes_room_by_the_least_recently_seen_of_every_group() -> None:
+    """Other addresses filling the limiter push out the records seen least lately, of
+    any group; an address guessing at its table keeps that record, and each group's
+    count of records follows what is dropped."""
+    limiter = AttemptLimiter(per_group=2, capacity=4)
+    limiter.failed("eve 1", 0.0, group="eve")
+    limiter.failed("eve 2", 0.0, group="eve")
+    for n in range(10):
+        limiter.failed(f"10.0.0.{n} 9", 1.0 + n, group=f"10.0.0.{n}")
+        limiter.failed("eve 1", 1.0 + n, group="eve")
+    assert len(limiter) == 4 and limiter.failures("eve 1") == 11
+    assert limiter.failures("eve 2") == 0  # (pushed out: eve's group has room again)
+    assert limiter.wait("eve 3", 11.0, group="eve") == 0.0
+
+
 def test_bad_limiter_arguments() -> None:
     with pytest.raises(ValueError):
         AttemptLimiter(capacity=0)
     with pytest.raises(ValueError):
         AttemptLimiter(first=2.0, cap=1.0)
+    with pytest.raises(ValueError):
+        AttemptLimiter(per_group=0)
 
 
 def test_a_verifier_setting_is_checked_at_start() -> None:

@@ -13,7 +13,9 @@ import pytest
 
 from rummyhall.protocol import Limits
 from rummyhall.protocol import limits as L
+from rummyhall.server.access import CODES_PER_ADDRESS
 from rummyhall.server.config import setting_fields
+from rummyhall.server.lobby import INVITE_TOKENS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PROTOCOL = (DOCS / "protocol.md").read_text(encoding="utf-8")
@@ -148,3 +150,11 @@ def test_the_readme_states_the_default_port() -> None:
     assert f"port {L.DEFAULT_PORT}," in README and f"[--port {L.DEFAULT_PORT}]" in README
     assert f"rummyhall serve                      # every interface, port {L.DEFAULT_PORT}" \
         in SERVER
+
+
+def test_the_docs_state_what_an_invite_costs_and_how_many_tables_an_address_may_guess_at(
+        ) -> None:
+    text = " ".join(PROTOCOL.split())
+    assert f"a `create_table` with an invite {INVITE_TOKENS} more" in text
+    assert f"An address has wrong codes on record at {CODES_PER_ADDRESS} tables" in text
+    assert f"a table with an invite code {INVITE_TOKENS} more" in " ".join(SERVER.split())

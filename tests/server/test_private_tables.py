@@ -47,7 +47,9 @@ from rummyhall.protocol import (
 )
 from rummyhall.protocol.limits import MINOR
 from rummyhall.server import Hall
-from rummyhall.server.access import FIRST_DELAY, FREE_FAILURES
+from rummyhall.server.access import CODES_PER_ADDRESS, FIRST_DELAY, FREE_FAILURES
+from rummyhall.server.lobby import INVITE_TOKENS
+from rummyhall.server.session import ServerSession
 
 
 @asynccontextmanager
@@ -162,6 +164,33 @@ async def test_an_invite_only_table(hall: Hall, caplog: pytest.LogCaptureFixture
         assert code not in caplog.text
 
 
+async def test_an_invite_table_costs_its_maker_the_work_of_its_code(
+        hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Making an invite code's verifier (PBKDF2) costs the server about 25 small frames'
+    work: the create_table that asks for it costs its maker's rate INVITE_TOKENS tokens
+    more than an open table's (a hostile-client review, making and dropping invite
+    tables a token each, held 76% of a core and a bystander's ping at 282 ms)."""
+    assert hall.port
+    charged: list[int] = []
+    charge = ServerSession._charge
+
+    def counting(self: ServerSession, tokens: int) -> None:
+        if self.player is not None and self.player.name == "ada":
+            charged.append(tokens)
+        charge(self, tokens)
+
+    monkeypatch.setattr(ServerSession, "_charge", counting)
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada:
+        costs = []
+        for invite in (False, True, False, True):
+            charged.clear()
+            await ada.create_table("gin", 2, invite=invite)
+            await trio.testing.wait_all_tasks_blocked()
+            costs.append(sum(charged))
+        assert costs[0] == costs[2] and costs[1] == costs[3]
+        assert costs[1] - costs[0] == INVITE_TOKENS  # (either request and reply: a token)
+
+
 async def test_bad_locks(hall: Hall) -> None:
     assert hall.port
     lock = NewLock(kdf="pbkdf2_sha256", salt="00" * 16, iterations=10, stored_key="11" * 32)
@@ -192,6 +221,49 @@ async def test_guessing_a_code_is_slow(hall: Hall, mock_clock: trio.testing.Mock
         assert await eve.join(other, code=CODE) in (0, 1)  # another table: its own count
         mock_clock.jump(FIRST_DELAY)
         assert await eve.join(table, code=CODE) in (0, 1)
+
+
+async def test_guessing_at_many_tables_does_not_clear_the_wait_at_one(
+        hall: Hall, mock_clock: trio.testing.MockClock,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """An address made to wait at a table cannot clear that wait by guessing at many
+    other tables (a hostile-client review had 4,216 tables of its own push its record
+    out, and had three free guesses again): once it has wrong codes on record at
+    CODES_PER_ADDRESS tables, a guess at one more waits until its oldest record is
+    forgotten, and the table it waited at still makes it wait. The host's log has one
+    line for the address's waits at a table, not one for each wrong code."""
+    mock_clock.autojump_threshold = 0.01  # (the client library paces its requests)
+    assert hall.port
+    caplog.set_level(logging.INFO, logger="rummyhall")
+
+    async def too_soon(session: Session, table: int) -> float:
+        """The right code, refused unchecked: the wait it was told, in seconds."""
+        try:
+            await session.join(table, code=CODE)
+        except RequestRefused as exc:
+            assert exc.code == "too_many_attempts" and exc.retry_ms, exc
+            return exc.retry_ms / 1000
+        raise AssertionError(f"a guess at table {table} was checked")
+
+    async with open_session("127.0.0.1", hall.port, name="ada") as ada, \
+            open_session("127.0.0.1", hall.port, name="mallory") as mallory, \
+            open_session("127.0.0.1", hall.port, name="eve") as eve:
+        target = await private_table(ada)
+        wait = 0.0
+        for n in range(FREE_FAILURES + 6):  # waiting as told: at last 32 s
+            await trio.sleep(wait)
+            assert await refused(eve.join(target, code=f"guess {n}")) == "wrong_code"
+            if n >= FREE_FAILURES:
+                wait = await too_soon(eve, target)
+        assert wait == 32
+        decoys = [await private_table(mallory) for _ in range(CODES_PER_ADDRESS)]
+        for decoy in decoys[:-1]:
+            assert await refused(eve.join(decoy, code="wrong")) == "wrong_code"
+        assert await too_soon(eve, decoys[-1]) > 800  # (its oldest record, 900 s old)
+        assert 20 < await too_soon(eve, target) <= 32
+        assert sum("wrong codes for table" in r.getMessage() for r in caplog.records) == 1
+        await trio.sleep(32)
+        assert await eve.join(target, code=CODE) in (0, 1)
 
 
 async def test_a_replayed_join_proof_is_wrong_on_another_connection(hall: Hall) -> None:
