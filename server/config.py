@@ -98,6 +98,10 @@ class Settings:
     max_tables_per_address: int = _s(32, "tables open at once created from one address "
                                          "(by any of its players)", low=1,
                                      high=MAX_TABLES_LIMIT)
+    tables_per_second: float = _s(1.0, "tables one address may create a second, on "
+                                       "average, past max_tables_per_address at once "
+                                       "(each is told to every lobby)", low=0.01,
+                                  high=MAX_RATE)
     max_frame: int = _s(MAX_FRAME, "largest frame a client may send (bytes)",
                         low=MIN_FRAME_LIMIT, high=MAX_FRAME_LIMIT)
     messages_per_second: int = _s(MESSAGES_PER_SECOND, "frames per second a client may "

@@ -52,7 +52,7 @@ from rummyhall.rules import GAMES, OptionError, new_game, parse_options
 
 from .access import CODES_PER_ADDRESS, AttemptLimiter, TableCode, invite_code, table_code
 from .alarms import Alarms
-from .arrivals import address_rates
+from .arrivals import AddressBuckets, address_rates
 from .config import Settings
 from .players import Player, PlayerRegistry, Prepared
 from .records import RestoredHall
@@ -96,6 +96,11 @@ class Lobby:
         #: The chat rate the players of one address share, on top of each one's own
         #: (many connections of one machine say no more than four players could).
         self.chat_rates = address_rates(settings.chat_per_second, settings.chat_burst)
+        #: Tables made per address (each new table is told to every lobby, and again
+        #: when it goes: tables made and dropped in a loop, reconnecting for fresh
+        #: places, cost every lobby 60 KiB a second of one address).
+        self.table_rates = AddressBuckets(settings.tables_per_second,
+                                          settings.max_tables_per_address)
         self.tables: dict[int, Table] = {}
         self._next_table = 1
         self._nursery: trio.Nursery | None = None
@@ -393,6 +398,14 @@ class Lobby:
             return TableError("too_many_tables", f"{mine} tables created from your address "
                                                  f"({player.address}) are open, the most "
                                                  "this server allows: one must end first")
+        made = self.table_rates.bucket(player.address)
+        now = trio.current_time()
+        if not made.affords(now):
+            s = self.settings
+            return TableError("rate_limited", f"tables are made too fast from your address "
+                                              f"({player.address}): {s.max_tables_per_address}"
+                                              f" at once, then {s.tables_per_second:g} a "
+                                              "second", retry_ms=made.wait_ms(now))
         cls = GAMES.get(msg.game)
         if cls is None:
             return TableError("unknown_game", f"no game {msg.game!r}; games: "
@@ -405,6 +418,7 @@ class Lobby:
         code = self._code_of(msg)
         if isinstance(code, TableError):
             return code
+        made.take(now)
         invite: str | None = None
         if isinstance(code, tuple):
             invite, code = code

@@ -664,6 +664,45 @@ async def test_the_players_of_one_address_share_four_times_the_chat_rate(
         mock_clock.autojump_threshold = 0
 
 
+@pytest.mark.parametrize("settings", [with_settings(tables_per_second=1.0,
+                                                    max_tables_per_address=4)])
+async def test_tables_made_and_dropped_in_a_loop_are_paced_per_address(
+        hall: Hall, settings: Settings, mock_clock: trio.testing.MockClock) -> None:
+    """Every new table is told to every lobby, and again when it goes: an address may
+    make max_tables_per_address tables at once, then tables_per_second, and a client
+    that drops its tables by reconnecting gets no more sooner (a hostile-client review's
+    loop cost every lobby 60 KiB a second). A refusal is rate_limited with the wait; a
+    request refused for another reason spends nothing; another address has its own.
+    (The clock stands still but where the test moves it.)"""
+    assert hall.port
+
+    async def creates(name: str, *options: dict[str, bool | int | str]) -> list[Ok | Error]:
+        """A new connection's create_tables (one for each options map), then its close."""
+        raw = await RawClient.connect(hall.port or 0)
+        await raw.hello(name)
+        replies = [await raw.request(CreateTable(game="gin", players=2, options=o, id=n))
+                   for n, o in enumerate(options)]
+        await raw.aclose()
+        await trio.testing.wait_all_tasks_blocked()  # (its waiting tables go with it)
+        assert not hall.lobby.tables
+        return replies
+
+    try:
+        assert all(isinstance(r, Ok) for r in await creates("churner", *[{}] * 4))
+        refused = await creates("churner", {}, {})
+        assert all(isinstance(r, Error) and r.code == "rate_limited" and not r.fatal
+                   and r.retry_ms == 1000 for r in refused), refused
+        mock_clock.jump(1.0)
+        bad, good, again = await creates("churner", {"knock_limit": 99}, {}, {})
+        assert isinstance(bad, Error) and bad.code == "bad_option", bad
+        assert isinstance(good, Ok) and isinstance(again, Error), (good, again)
+        assert again.code == "rate_limited"
+        hall.addresses = lambda stream: ("10.0.0.7", "127.0.0.1")  # type: ignore[method-assign]
+        assert all(isinstance(r, Ok) for r in await creates("elsewhere", *[{}] * 4))
+    finally:
+        mock_clock.autojump_threshold = 0
+
+
 def counted_prompts(hall: Hall, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The tables the lobby asks to prompt again from now on, one entry a time."""
     prompted: list[int] = []
