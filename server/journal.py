@@ -543,8 +543,12 @@ class Journal:
                      _dumps(options_to_dict(table.options)), _dumps(seating),
                      table.first_dealer, int(table.seeded), time.time(), table.seq,
                      int(table.code is not None))))
-        out += [("INSERT OR IGNORE INTO game_names (name_key, game) VALUES (?, ?)",
-                 (name_key(str(s["name"])), number)) for s in seating]
+        private = int(table.code is not None)
+        out += [("INSERT OR IGNORE INTO game_names (name_key, game, private) VALUES (?, ?, ?)",
+                 (name_key(str(s["name"])), number, private)) for s in seating]
+        if private:  # (the history shows the game to these players alone)
+            out += [("INSERT OR IGNORE INTO private_players (player, game) VALUES (?, ?)",
+                     (s["player"], number)) for s in seating if s["player"] is not None]
         self._dirty[table.id] = table
         return out
 

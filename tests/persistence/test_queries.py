@@ -108,10 +108,12 @@ def test_no_history_query_scans_or_sorts(store: Store) -> None:
         store.ratings()
         store.admin_log()
         store.admin_log(limit=10, before=40)
+        store.games(limit=100, viewer=1)  # (two queries each: the open, the private)
+        store.games(limit=100, name="ada", viewer=1, before=300)
     finally:
         store.reader.set_trace_callback(None)
     queries = [q for q in statements if q.lstrip().upper().startswith("SELECT")]
-    assert len(queries) == 10
+    assert len(queries) == 14
     for query in queries:
         plan = " | ".join(row[3] for row in store.reader.execute(
             "EXPLAIN QUERY PLAN " + query))
@@ -147,6 +149,46 @@ def test_a_record_page_is_its_games_actions_from_start_and_counts_them_all(
                     assert page["actions"] == whole[start:start + count]
                     assert page["actions_total"] == actions[game]
         assert s.record_part(10, 0, 5) is None
+    finally:
+        s.close()
+
+
+def version_6_file(path: Path, games: int) -> Path:
+    """:func:`version_2_file` migrated to schema 6, every third game of a private table."""
+    version_2_file(path, games)
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        for step in range(3, 7):
+            migration = MIGRATIONS[step]
+            if callable(migration):
+                migration(conn)
+            else:
+                conn.executescript(migration)
+        conn.execute("UPDATE games SET private = 1 WHERE id % 3 = 0")
+        conn.execute("PRAGMA user_version = 6")
+        conn.commit()
+    return path
+
+
+@pytest.mark.parametrize("name", [None, "ada", "simple BOT"])
+@pytest.mark.parametrize("before", [None, 200, 4])
+def test_a_player_sees_the_open_games_and_the_private_ones_where_it_sat(
+        tmp_path: Path, name: str | None, before: int | None) -> None:
+    """The history a player may see (schema 7 reads it on indexes: the private games'
+    players, and whether a name's game was private, filled by the migration from the
+    games' rows): the same games, in the same order, as the plain filter of every
+    finished game, for each player and for one who sat nowhere."""
+    path = version_6_file(tmp_path / "hall.sqlite3", 300)
+    Store.open(str(path)).close()  # migrated to 7
+    s = Store.open_for_reading(str(path))
+    try:
+        private = {r[0] for r in s.reader.execute("SELECT id FROM games WHERE private = 1")}
+        every = s.games(limit=10_000, name=name, before=before)
+        assert private & {g["id"] for g in every} or before == 4  # (3 games below 4)
+        for viewer in (1, 2, 3, 4, 99):
+            expected = [g for g in every if g["id"] not in private
+                        or any(seat["player"] == viewer for seat in g["seats"])][:25]
+            got = s.games(limit=25, name=name, before=before, viewer=viewer)
+            assert got == expected, viewer
     finally:
         s.close()
 
