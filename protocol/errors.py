@@ -59,7 +59,9 @@ _CONNECTION = _codes(
     ("rate_limited", False, "the frame arrived when the rate bucket did not hold what it "
                             "costs and was not read; retry_ms says when the server takes "
                             "frames again (fatal once the refusals spent their allowance: "
-                            "burst small frames refused at once, section 8)"),
+                            "burst small frames refused at once, section 8); say and "
+                            "create_table: past chat's rate or the tables' (section 6), "
+                            "retry_ms the wait"),
     ("session_replaced", True, "the same player connected again with its token; this older "
                                "connection is closed"),
     ("server_full", True, "the server has max_connections connections already"),
