@@ -94,10 +94,11 @@ class Admin:
     def __init__(self, hall: Hall) -> None:
         self.hall = hall
         self.bans = BanList()
-        #: The names muted (case-blind key -> until, the server's clock): a muted player
-        #: that comes back under its name without its token, a new player to the server,
-        #: is muted all the same (a mute is the player's and its name's, as a ban is).
-        self.mutes: dict[str, float] = {}
+        #: The names muted (case-blind key -> until, the server's clock, and the player
+        #: muted): a muted player that comes back under its name without its token, a new
+        #: player to the server, is muted all the same (a mute is the player's and its
+        #: name's, as a ban is).
+        self.mutes: dict[str, tuple[float, int]] = {}
         self.credential: str | None = None
         self.credential_file: str | None = None
         self.journal: Journal | None = None
@@ -324,19 +325,28 @@ class Admin:
         player = self._named(msg.name)
         await self._record(session, "mute", player.name, {"seconds": msg.seconds})
         now = trio.current_time()
-        player.muted_until = now + msg.seconds if msg.seconds else 0.0
-        for key in [k for k, until in self.mutes.items() if until <= now]:
+        for key in [k for k, (until, _) in self.mutes.items() if until <= now]:
             del self.mutes[key]  # (ended: the list holds the mutes in force alone)
         key = name_key(player.name)
         if msg.seconds:
-            self.mutes[key] = player.muted_until
-        else:
-            self.mutes.pop(key, None)
+            player.muted_until = now + msg.seconds
+            self.mutes[key] = (player.muted_until, player.id)
+            return Ok(id=msg.id)
+        # Lifted: the player's mute, its name's, and those of the players the mutes of
+        # either reached (its name's owner, muted before a borrower took the name; the
+        # name it had when muted, under which others came since)
+        muted = {player.id} | {who for k, (_, who) in self.mutes.items() if k == key}
+        names = {k for k, (_, who) in self.mutes.items() if k == key or who in muted} | {key}
+        for k in names:
+            self.mutes.pop(k, None)
+        for other in self.hall.lobby.players:
+            if other.id in muted or name_key(other.name) in names:
+                other.muted_until = 0.0
         return Ok(id=msg.id)
 
     def muted_until(self, name: str) -> float:
         """Until when the name ``name`` is muted (the server's clock; 0: it is not)."""
-        return self.mutes.get(name_key(name), 0.0)
+        return self.mutes.get(name_key(name), (0.0, 0))[0]
 
     async def _record(self, session: ServerSession, action: str, target: str,
                       details: dict[str, Any], **changes: Any) -> None:

@@ -343,6 +343,10 @@ class PlayerRegistry:
     def connected(self) -> Iterator[Player]:
         return (p for p in self._by_id.values() if p.connected)
 
+    def __iter__(self) -> Iterator[Player]:
+        """Every player known (connected or not)."""
+        return iter(list(self._by_id.values()))
+
     def gone(self) -> list[Player]:
         """The players not connected, those gone longest first."""
         away = [p for p in self._by_id.values() if not p.connected and p.gone_since is not None]

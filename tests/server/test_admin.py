@@ -426,6 +426,46 @@ async def test_a_muted_player_cannot_chat_until_the_mute_ends_and_notices_reach_
         mock_clock.autojump_threshold = 0.01  # (the shutdown's waits)
 
 
+async def test_lifting_a_mute_lifts_it_for_every_player_it_reached(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """A mute lifted (0 seconds) under the name's borrower lifts the owner's too, and one
+    lifted under the player's new name lifts the name it was muted under: no player keeps
+    a mute the host was told is lifted."""
+    settings = _settings(tmp_path)
+    async with serving(settings) as hall:
+        admin = await admin_of(hall, settings)
+
+        async def hello(name: str, token: str | None = None,
+                        leaving: Client | None = None) -> Client:
+            if leaving is not None:
+                await leaving.aclose()
+                await trio.testing.wait_all_tasks_blocked()  # (the server saw it close)
+            return await Client.join(hall, name, token=token)
+
+        async def says(client: Client, n: int) -> bool:
+            reply = await client.ask(Say(text=f"line {n}", id=n))
+            assert reply == Ok(id=n) or refused(reply, "muted"), reply
+            return reply == Ok(id=n)
+
+        bob = await hello("bob")
+        token = session_of(bob.welcome).token
+        assert await admin.ask(AdminMute(name="bob", seconds=600, id=1)) == Ok(id=1)
+        borrower = await hello("bob", leaving=bob)  # the name without the token: muted
+        assert not await says(borrower, 2)
+        assert await admin.ask(AdminMute(name="bob", seconds=0, id=3)) == Ok(id=3)
+        assert await says(borrower, 4)
+        owner = await hello("bob", token)  # (the borrower loses the name to its owner)
+        assert await says(owner, 5)
+        assert await admin.ask(AdminMute(name="bob", seconds=600, id=6)) == Ok(id=6)
+        renamed = await hello("robert", token, leaving=owner)  # the player: muted
+        assert not await says(renamed, 7)
+        assert await admin.ask(AdminMute(name="robert", seconds=0, id=8)) == Ok(id=8)
+        assert await says(renamed, 9)
+        newcomer = await hello("bob")  # the name it was muted under: lifted with it
+        assert await says(newcomer, 10)
+        mock_clock.autojump_threshold = 0.01  # (the shutdown's waits)
+
+
 async def test_bans_and_the_admin_log_survive_a_restart(tmp_path: Path) -> None:
     settings = dataclasses.replace(FAST, data=str(tmp_path / "hall.sqlite3"))
     async with serving(settings) as hall:
