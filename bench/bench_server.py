@@ -148,13 +148,19 @@ class LightClient:
             await self.stream.send_all(struct.pack(">I", len(body)) + body)
 
     async def request(self, message: dict[str, object]) -> dict[str, object]:
-        self.ids += 1
-        await self.send({**message, "id": self.ids})
+        """Send a request; its ``ok`` (asked again after the wait a ``rate_limited`` told:
+        the server paces the tables one address makes)."""
         while True:
-            reply = await self.receive()
-            if reply.get("id") == self.ids and reply["type"] in ("ok", "error"):
-                assert reply["type"] == "ok", reply
+            self.ids += 1
+            await self.send({**message, "id": self.ids})
+            while True:
+                reply = await self.receive()
+                if reply.get("id") == self.ids and reply["type"] in ("ok", "error"):
+                    break
+            if reply["type"] == "ok":
                 return reply
+            assert reply.get("code") == "rate_limited" and not reply.get("fatal"), reply
+            await trio.sleep(int(reply["retry_ms"]) / 1000)  # type: ignore[call-overload]
 
     async def receive(self) -> dict[str, object]:
         while len(self.buffer) < 4 or len(self.buffer) < 4 + struct.unpack(

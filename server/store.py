@@ -183,8 +183,10 @@ def is_digest(value: str) -> bool:
 #: migration to 7 fills them so; the journal writes them with each game after.
 PRIVATE_BACKFILL = """
     INSERT OR IGNORE INTO private_players (player, game)
-        SELECT json_extract(s.value, '$.player'), g.id FROM games g, json_each(g.seating) s
-        WHERE g.private = 1 AND json_extract(s.value, '$.player') IS NOT NULL;
+        SELECT p.player, p.game FROM (
+            SELECT json_extract(g.seating, s.fullkey || '.player') AS player, g.id AS game
+            FROM games g, json_each(g.seating) s WHERE g.private = 1 AND s.type = 'object'
+        ) p WHERE typeof(p.player) = 'integer';
     UPDATE game_names SET private = 1 WHERE game IN (SELECT id FROM games WHERE private = 1);
     """
 

@@ -95,7 +95,8 @@ async def test_tables_filled_with_house_bots_and_left_stop_then_close(
         assert own in hall.lobby.tables  # (a waiting table of a player still here stays)
 
 
-@pytest.mark.parametrize("settings", [with_settings(max_tables_per_address=2)])
+@pytest.mark.parametrize("settings", [with_settings(max_tables_per_address=2,
+                                                    tables_per_second=1000.0)])
 async def test_one_address_holds_at_most_max_tables_per_address(
         hall: Hall, settings: Settings) -> None:
     """The bound is the address's, whichever of its players made the tables; a table
