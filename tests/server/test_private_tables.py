@@ -24,6 +24,7 @@ from rummyhall.bots import make_strategy
 from rummyhall.client import RequestRefused, Session, StrategyBot, open_session, play_table
 from rummyhall.client.credentials import new_lock, table_keys
 from rummyhall.protocol import (
+    Bye,
     Chat,
     CreateTable,
     Error,
@@ -189,6 +190,15 @@ async def test_an_invite_table_costs_its_maker_the_work_of_its_code(
             costs.append(sum(charged))
         assert costs[0] == costs[2] and costs[1] == costs[3]
         assert costs[1] - costs[0] == INVITE_TOKENS  # (either request and reply: a token)
+    # a client that says bye in the frame after pays all the same (its reply is written,
+    # and charged, before the session ends)
+    charged.clear()
+    raw = await RawClient.connect(hall.port)
+    await raw.hello("ada")
+    await raw.send_bytes(raw.conn.send(CreateTable(game="gin", players=2, invite=True, id=1))
+                         + raw.conn.send(Bye()))
+    await raw.receive_until_closed()
+    assert INVITE_TOKENS in charged, charged
 
 
 async def test_bad_locks(hall: Hall) -> None:
