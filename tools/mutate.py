@@ -101,6 +101,11 @@ TARGETS: dict[str, Target] = {
          "tests/server/test_unattended.py"), ("_due", "_removable", "_say", "prompt_again"),
         "lobby_updates or unattended or chat or broken or refused_unread or bad_frame_that "
         "or muted or spectator or creator or held or again_and_again or watching_and"),
+    # wrong codes and passwords: the waits, the forgetting, an address's bound of records
+    "server/access.py": Target(("tests/server/test_access.py",
+                                "tests/server/test_private_tables.py"),
+                               ("_record", "_drop", "_group_wait", "wait", "failed", "failures",
+                                "succeeded")),
     # a page of a game's record: read by the journal's key, refused before any of it
     "server/store.py": Target(("tests/persistence/test_history.py",
                                "tests/server/test_private_tables.py",

@@ -141,17 +141,20 @@ def test_a_guess_too_soon_is_told_how_long_to_wait_and_does_not_count() -> None:
     assert limiter.failed("a", 1.0) == 2.0
 
 
-def test_a_right_guess_or_a_quiet_spell_clears_the_record() -> None:
+@pytest.mark.parametrize("origin", [0.0, 1e6])  # (a server's clock reads its uptime)
+def test_a_right_guess_or_a_quiet_spell_clears_the_record(origin: float) -> None:
     limiter = AttemptLimiter(free=0, first=1.0, cap=60.0, forget_after=900.0)
     for t in range(5):
-        limiter.failed("a", float(t * 100))
+        limiter.failed("a", origin + t * 100)
     limiter.succeeded("a")
-    assert limiter.wait("a", 400.0) == 0.0 and len(limiter) == 0
-    limiter.failed("b", 0.0)
-    limiter.failed("b", 10.0)
-    assert limiter.wait("b", 11.0) > 0
-    assert limiter.wait("b", 910.0) == 0.0
-    assert limiter.failed("b", 910.0) == 1.0  # starts afresh
+    assert limiter.wait("a", origin + 400.0) == 0.0 and len(limiter) == 0
+    limiter.failed("b", origin)
+    limiter.failed("b", origin + 10.0)
+    assert limiter.wait("b", origin + 11.0) > 0
+    assert limiter.wait("b", origin + 909.0) == 0.0  # (its wait over, its record kept)
+    assert limiter.failures("b") == 2
+    assert limiter.wait("b", origin + 910.0) == 0.0
+    assert limiter.failed("b", origin + 910.0) == 1.0  # starts afresh
 
 
 def test_addresses_are_independent() -> None:
@@ -223,6 +226,16 @@ def test_a_full_limiter_makes_room_by_the_least_recently_seen_of_every_group() -
     assert len(limiter) == 4 and limiter.failures("eve 1") == 11
     assert limiter.failures("eve 2") == 0  # (pushed out: eve's group has room again)
     assert limiter.wait("eve 3", 11.0, group="eve") == 0.0
+
+
+def test_a_limiter_without_groups_ignores_them() -> None:
+    """Without ``per_group`` (the hall's password: one record per address) a group
+    named with a key bounds nothing."""
+    limiter = AttemptLimiter()
+    for table in range(10):
+        assert limiter.wait(f"eve {table}", 0.0, group="eve") == 0.0
+        limiter.failed(f"eve {table}", 0.0, group="eve")
+    assert limiter.wait("eve 10", 0.0, group="eve") == 0.0
 
 
 def test_bad_limiter_arguments() -> None:
