@@ -15,7 +15,7 @@ import pytest
 import trio
 from hang_guard import HANG_GUARD
 from persistence_helpers import FAST, ask, next_message
-from sessions import session_of
+from sessions import charged_to, session_of
 from trio.testing import wait_all_tasks_blocked
 
 from rummyhall import history
@@ -46,7 +46,6 @@ from rummyhall.rules import new_game
 from rummyhall.server import Hall
 from rummyhall.server import journal as journal_module
 from rummyhall.server import lobby as lobby_module
-from rummyhall.server.session import ServerSession
 
 
 @asynccontextmanager
@@ -151,14 +150,7 @@ async def test_a_record_page_costs_the_rate_its_entries(
     core asking for finished games' pages within its rate). Here 2 entries a token: the
     house bots' game is not seeded by the test, and one of 11 entries happens."""
     monkeypatch.setattr(lobby_module, "RECORD_ENTRIES_PER_TOKEN", 2)
-    charged: list[tuple[str | None, int]] = []
-    charge = ServerSession._charge
-
-    def counting(self: ServerSession, tokens: int) -> None:
-        charged.append((self.player.name if self.player else None, tokens))
-        charge(self, tokens)
-
-    monkeypatch.setattr(ServerSession, "_charge", counting)
+    charged = charged_to("pager", monkeypatch)
     async with serving(tmp_path / "hall.sqlite3") as hall:
         assert hall.port is not None
         await play_house_game(hall.port)
@@ -170,7 +162,7 @@ async def test_a_record_page_costs_the_rate_its_entries(
         assert isinstance(page, GameRecord)
         assert len(page.journal) >= lobby_module.RECORD_ENTRIES_PER_TOKEN
         size = len(encode_message(page.to_wire(), MAX_SERVER_FRAME))
-        paid = sum(t for who, t in charged if who == "pager")
+        paid = sum(charged)
         assert paid == 1 + size // REPLY_BYTES_PER_TOKEN \
             + len(page.journal) // lobby_module.RECORD_ENTRIES_PER_TOKEN  # (1: its frame)
 

@@ -18,7 +18,7 @@ import trio.testing
 from fast_settings import with_settings
 from hang_guard import HANG_GUARD
 from players import RawClient, wait_for
-from sessions import session_of
+from sessions import charged_to, session_of
 
 from rummyhall.bots import make_strategy
 from rummyhall.client import RequestRefused, Session, StrategyBot, open_session, play_table
@@ -50,7 +50,6 @@ from rummyhall.protocol.limits import MINOR
 from rummyhall.server import Hall
 from rummyhall.server.access import CODES_PER_ADDRESS, FIRST_DELAY, FREE_FAILURES
 from rummyhall.server.lobby import INVITE_TOKENS
-from rummyhall.server.session import ServerSession
 
 
 @asynccontextmanager
@@ -172,15 +171,7 @@ async def test_an_invite_table_costs_its_maker_the_work_of_its_code(
     more than an open table's (a hostile-client review, making and dropping invite
     tables a token each, held 76% of a core and a bystander's ping at 282 ms)."""
     assert hall.port
-    charged: list[int] = []
-    charge = ServerSession._charge
-
-    def counting(self: ServerSession, tokens: int) -> None:
-        if self.player is not None and self.player.name == "ada":
-            charged.append(tokens)
-        charge(self, tokens)
-
-    monkeypatch.setattr(ServerSession, "_charge", counting)
+    charged = charged_to("ada", monkeypatch)
     async with open_session("127.0.0.1", hall.port, name="ada") as ada:
         costs = []
         for invite in (False, True, False, True):
