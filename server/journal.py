@@ -535,6 +535,7 @@ class Journal:
                                 "player": p.id if p else None})
         self._seating_of[number] = seating
         out = self._player_statements(table)
+        private = int(table.code is not None)
         # (called before the first action's events: the table's seq is the game's base)
         out.append(("INSERT INTO games (id, table_id, game, options, seating, first_dealer, "
                     "seeded, state, started, first_seq, private) "
@@ -542,8 +543,7 @@ class Journal:
                     (number, table.id, table.game_name,
                      _dumps(options_to_dict(table.options)), _dumps(seating),
                      table.first_dealer, int(table.seeded), time.time(), table.seq,
-                     int(table.code is not None))))
-        private = int(table.code is not None)
+                     private)))
         out += [("INSERT OR IGNORE INTO game_names (name_key, game, private) VALUES (?, ?, ?)",
                  (name_key(str(s["name"])), number, private)) for s in seating]
         if private:  # (the history shows the game to these players alone)

@@ -696,25 +696,26 @@ class Store:
         """:meth:`games` of finished games that ``viewer`` may see: the open tables'
         newest first, and the private tables' where it sat (``private_players``), each
         read on an index and limited; the page is the newest of both."""
-        below = "" if before is None else " AND g.id < ?"
+        def below(column: str) -> str:  # (each read is ordered and bounded by its key)
+            return "" if before is None else f" AND {column} < ?"
+
         tail = [] if before is None else [before]
         if name is None:
             public = (f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.private = 0 AND "
-                      f"g.state = 'finished'{below} ORDER BY g.id DESC LIMIT ?")
+                      f"g.state = 'finished'{below('g.id')} ORDER BY g.id DESC LIMIT ?")
             mine = (f"SELECT {SUMMARY_COLUMNS} FROM private_players p JOIN games g "
                     f"ON g.id = p.game WHERE p.player = ? AND g.state = 'finished'"
-                    f"{below.replace('g.id', 'p.game')} ORDER BY p.game DESC LIMIT ?")
+                    f"{below('p.game')} ORDER BY p.game DESC LIMIT ?")
             first: list[Any] = []
             second: list[Any] = [viewer]
         else:
             public = (f"SELECT {SUMMARY_COLUMNS} FROM game_names n JOIN games g "
                       f"ON g.id = n.game WHERE n.name_key = ? AND n.private = 0 AND "
-                      f"g.state = 'finished'{below.replace('g.id', 'n.game')} "
-                      "ORDER BY n.game DESC LIMIT ?")
+                      f"g.state = 'finished'{below('n.game')} ORDER BY n.game DESC LIMIT ?")
             mine = (f"SELECT {SUMMARY_COLUMNS} FROM private_players p JOIN game_names n "
                     "ON n.name_key = ? AND n.game = p.game JOIN games g ON g.id = p.game "
                     f"WHERE p.player = ? AND g.state = 'finished'"
-                    f"{below.replace('g.id', 'p.game')} ORDER BY p.game DESC LIMIT ?")
+                    f"{below('p.game')} ORDER BY p.game DESC LIMIT ?")
             first, second = [name_key(name)], [name_key(name), viewer]
         count = max(0, limit)
         with self._reading():
@@ -798,9 +799,10 @@ class Store:
 
 # A summary's columns: the hands counted by SQLite, not decoded here (the GIL is free
 # meanwhile, and the server's event loop runs).
-PRIVATE_FILTER = ("(g.private = 0 OR EXISTS (SELECT 1 FROM json_each(g.seating) "
-                  "WHERE json_extract(value, '$.player') = ?))")
-"""A game a player may see: not of a private table, or one where that player sat."""
+PRIVATE_FILTER = ("(g.private = 0 OR EXISTS (SELECT 1 FROM private_players v "
+                  "WHERE v.player = ? AND v.game = g.id))")
+"""A game a player may see: not of a private table, or one where that player sat (a key
+of ``private_players``, which :meth:`Store._visible_games` reads in order)."""
 SUMMARY_COLUMNS = ("g.id, g.table_id, g.game, g.options, g.state, g.seating, g.started, "
                    "g.finished, g.winners, g.totals, json_array_length(g.hands) AS hands_scored")
 
