@@ -398,14 +398,14 @@ class Lobby:
             return TableError("too_many_tables", f"{mine} tables created from your address "
                                                  f"({player.address}) are open, the most "
                                                  "this server allows: one must end first")
-        made = self.table_rates.bucket(player.address)
+        pace = self.table_rates.bucket(player.address)
         now = trio.current_time()
-        if not made.affords(now):
+        if not pace.affords(now):
             s = self.settings
             return TableError("rate_limited", f"tables are made too fast from your address "
                                               f"({player.address}): {s.max_tables_per_address}"
                                               f" at once, then {s.tables_per_second:g} a "
-                                              "second", retry_ms=made.wait_ms(now))
+                                              "second", retry_ms=pace.wait_ms(now))
         cls = GAMES.get(msg.game)
         if cls is None:
             return TableError("unknown_game", f"no game {msg.game!r}; games: "
@@ -418,7 +418,7 @@ class Lobby:
         code = self._code_of(msg)
         if isinstance(code, TableError):
             return code
-        made.take(now)
+        pace.take(now)
         invite: str | None = None
         if isinstance(code, tuple):
             invite, code = code

@@ -62,7 +62,7 @@ PROTOCOL = ("tests/protocol/test_protocol_framing.py", "tests/protocol/test_prot
             "tests/protocol/test_protocol_connection.py")
 
 #: module -> what the pass does with it; the guards of docs/testing.md first. A module may
-#: come twice, its name followed by a word for each target (``"server/lobby.py chat"``).
+#: come twice, its name followed by a word for each target (``"server/lobby.py updates"``).
 TARGETS: dict[str, Target] = {
     # token on resume: the digest kept, the constant-time compare, the registry's lookup
     "server/tokens.py": Target(("tests/server/test_secrets.py", "tests/server/test_names.py")),
